@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+  name: "catalogue",
+  products: [
+    .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
+  ],
+  targets: [
+    // System libraries: one C module each, found through pkg-config.
+    .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+    .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+
+    // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
+    .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
+
+    .target(
+      name: "ImagePipeline",
+      dependencies: ["CJPEGShims", "CLibJPEG", "CLibPNG"],
+      swiftSettings: swiftSettings
+    ),
+
+    // Thumbnail throughput benchmark (see Benchmarks/README.md); not part of the tests.
+    .executableTarget(
+      name: "thumbnail-bench",
+      dependencies: ["ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+
+    .testTarget(
+      name: "ImagePipelineTests",
+      dependencies: ["ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+  ]
+)

@@ -1,0 +1,151 @@
+/// The pipeline's entry points: what a caller that imports pictures needs.
+///
+/// Everything takes the file's bytes, recognises the format from them, and throws an
+/// ``ImageError`` that says why when the bytes are not a usable JPEG or PNG.
+public enum ImagePipeline {
+  /// Shrink on load keeps at least this factor between the decoded size and the thumbnail, so
+  /// the resampling filter (not the DCT's box) decides the quality.
+  static let shrinkOnLoadMargin = 2
+
+  /// What the header says, without decoding pixels.
+  public static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
+    switch try Sniffer.supportedFormat(of: bytes) {
+    case .jpeg: return try JPEGDecoder().readHeader(bytes)
+    default: return try PNGCodec.header(bytes)
+    }
+  }
+
+  /// Decodes the picture in its stored orientation.
+  ///
+  /// With `minimumSize` (stored width and height), a JPEG is decoded at the smallest DCT scale
+  /// (1/2, 1/4, 1/8) whose output is still at least that large ("shrink on load"); every byte
+  /// of its entropy-coded data is still read and checked. PNG is always decoded at full size.
+  public static func decode(
+    _ bytes: UnsafeRawBufferPointer, minimumSize: (width: Int, height: Int)? = nil,
+    options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> DecodedImage {
+    switch try Sniffer.supportedFormat(of: bytes) {
+    case .jpeg:
+      let decoder = try JPEGDecoder()
+      let header = try decoder.readHeader(bytes)
+      try header.checkBudget(options.pixelBudget)
+      let denominator = minimumSize.map {
+        scaleDenominator(width: header.width, height: header.height, atLeast: $0)
+      }
+      let (pixels, _) = try decoder.decode(
+        scaleDenominator: denominator ?? 1, lenient: options.lenient)
+      return DecodedImage(header: header, pixels: pixels, warnings: decoder.warnings)
+    default:
+      return try PNGCodec.decode(bytes, options: options)
+    }
+  }
+
+  /// Decodes `bytes` and makes the upright thumbnail `spec` describes: JPEG, or PNG when the
+  /// picture has transparency, with no metadata.
+  public static func thumbnail(
+    _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
+    options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ProcessedImage {
+    let header = try readHeader(bytes)
+    try header.checkBudget(options.pixelBudget)
+    let upright = spec.size(forUprightWidth: header.uprightWidth, height: header.uprightHeight)
+    // Sizes in the stored orientation: the picture is turned upright last, when it is small.
+    let target = header.orientation.swapsAxes ? (upright.height, upright.width) : upright
+    let source: (width: Int, height: Int)
+    switch spec.mode {
+    case .fit: source = (header.width, header.height)
+    case .square:
+      let side = min(header.width, header.height)
+      source = (side, side)
+    }
+    let wanted = (
+      width: target.0 * shrinkOnLoadMargin * header.width / source.width,
+      height: target.1 * shrinkOnLoadMargin * header.height / source.height
+    )
+    var decoded = try decode(bytes, minimumSize: wanted, options: options)
+    var pixels = decoded.pixels
+    if spec.mode == .square { pixels = pixels.centreSquare() }
+    pixels = Resizer.resize(pixels, width: target.0, height: target.1)
+    if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
+    pixels = pixels.oriented(header.orientation)
+    let thumbnail: Thumbnail
+    if pixels.channels == 4 {
+      thumbnail = Thumbnail(
+        format: .png, width: pixels.width, height: pixels.height,
+        bytes: try PNGCodec.encode(pixels))
+    } else {
+      thumbnail = Thumbnail(
+        format: .jpeg, width: pixels.width, height: pixels.height,
+        bytes: try JPEGEncoder.encode(pixels, quality: spec.quality, progressive: spec.progressive))
+    }
+    decoded.pixels = pixels
+    return ProcessedImage(header: decoded.header, thumbnail: thumbnail, warnings: decoded.warnings)
+  }
+
+  /// The largest DCT scale denominator (8, 4, 2, 1) whose output still covers `size`.
+  static func scaleDenominator(width: Int, height: Int, atLeast size: (width: Int, height: Int))
+    -> Int
+  {
+    for denominator in [8, 4, 2] {
+      let scaledWidth = (width + denominator - 1) / denominator
+      let scaledHeight = (height + denominator - 1) / denominator
+      if scaledWidth >= size.width && scaledHeight >= size.height { return denominator }
+    }
+    return 1
+  }
+
+  /// Encodes pixels as PNG (RGB or RGBA).
+  public static func encodePNG(_ pixels: PixelBuffer) throws(ImageError) -> [UInt8] {
+    try PNGCodec.encode(pixels)
+  }
+
+  /// Encodes pixels as JPEG (alpha, if any, is dropped).
+  public static func encodeJPEG(_ pixels: PixelBuffer, quality: Int = 85, progressive: Bool = false)
+    throws(ImageError) -> [UInt8]
+  {
+    try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive)
+  }
+}
+
+extension ImagePipeline {
+  public static func readHeader(_ bytes: [UInt8]) throws(ImageError) -> ImageHeader {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
+      try readHeader(UnsafeRawBufferPointer(buffer))
+    }
+  }
+
+  public static func decode(
+    _ bytes: [UInt8], minimumSize: (width: Int, height: Int)? = nil,
+    options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> DecodedImage {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
+      try decode(UnsafeRawBufferPointer(buffer), minimumSize: minimumSize, options: options)
+    }
+  }
+
+  public static func thumbnail(
+    _ bytes: [UInt8], spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ProcessedImage {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
+      try thumbnail(UnsafeRawBufferPointer(buffer), spec: spec, options: options)
+    }
+  }
+}
+
+/// An encoded thumbnail, upright.
+public struct Thumbnail: Sendable, Equatable {
+  /// `.jpeg`, or `.png` when the picture has transparency.
+  public var format: ImageFormat
+  public var width: Int
+  public var height: Int
+  public var bytes: [UInt8]
+}
+
+/// The result of importing a picture: its facts and its thumbnail.
+public struct ProcessedImage: Sendable {
+  /// The original's header; `uprightWidth` and `uprightHeight` are the sizes to record.
+  public var header: ImageHeader
+  public var thumbnail: Thumbnail
+  /// Damage the decoder worked around; empty for a clean file.
+  public var warnings: [String]
+}
