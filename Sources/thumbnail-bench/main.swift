@@ -1,7 +1,8 @@
 // Thumbnails files as fast as it can, for Benchmarks/thumbnail-bench.sh to time against
 // vipsthumbnail. Plain Glibc file I/O and Dispatch, so that peak memory is the pipeline's.
 //
-//   thumbnail-bench [--jobs N] [--size 256] [--quality 85] [--square] --out DIR FILE...
+//   thumbnail-bench [--jobs N] [--size 256] [--quality 85] [--square] [--progressive]
+//                   [--lossless] --out DIR FILE...
 
 import Dispatch
 import ImagePipeline
@@ -67,6 +68,7 @@ func monotonicSeconds() -> Double {
 var jobs = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 var spec = ThumbnailSpec.default
 var outputFolder: String?
+var lossless = false  // PNG thumbnails: scores the resampling alone, without JPEG's loss
 var files: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -84,6 +86,7 @@ while let argument = arguments.popFirst() {
   case "--quality": spec.quality = number()
   case "--square": spec.mode = .square
   case "--progressive": spec.progressive = true
+  case "--lossless": lossless = true
   case "--out": outputFolder = value()
   default:
     if argument.hasPrefix("--") { fail("unknown option \(argument)") }
@@ -104,6 +107,7 @@ let next = Atomic<Int>(0)
 let totals = Mutex(Totals())
 let allFiles = files
 let thumbnailSpec = spec
+let losslessOutput = lossless
 let start = monotonicSeconds()
 let group = DispatchGroup()
 for _ in 0..<jobs {
@@ -114,12 +118,21 @@ for _ in 0..<jobs {
       let path = allFiles[index]
       let outcome: Result<(Int, String), any Error> = Result {
         let bytes = try readFile(path).get()
-        let processed = try ImagePipeline.thumbnail(bytes, spec: thumbnailSpec)
+        let header: ImageHeader
+        let encoded: [UInt8]
+        let format: ImageFormat
+        if losslessOutput {
+          let image = try ImagePipeline.thumbnailPixels(bytes, spec: thumbnailSpec)
+          (header, encoded, format) = (image.header, try ImagePipeline.encodePNG(image.pixels), .png)
+        } else {
+          let processed = try ImagePipeline.thumbnail(bytes, spec: thumbnailSpec)
+          (header, encoded, format) = (processed.header, processed.thumbnail.bytes, processed.thumbnail.format)
+        }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let stem = name.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
-        let target = "\(outputFolder)/\(stem.isEmpty ? name : stem).\(processed.thumbnail.format.fileExtension)"
-        if let error = writeFile(target, processed.thumbnail.bytes) { throw error }
-        return (processed.header.width * processed.header.height, target)
+        let target = "\(outputFolder)/\(stem.isEmpty ? name : stem).\(format.fileExtension)"
+        if let error = writeFile(target, encoded) { throw error }
+        return (header.width * header.height, target)
       }
       totals.withLock { totals in
         switch outcome {

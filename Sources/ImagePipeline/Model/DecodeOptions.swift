@@ -23,4 +23,6 @@ public struct DecodedImage: Sendable {
   public var pixels: PixelBuffer
   /// Damage the decoder worked around ("Corrupt JPEG data: …"); empty for a clean file.
   public var warnings: [String]
+  /// The DCT scale the pixels were decoded at: 1 for full size, else 2, 4 or 8 (JPEG only).
+  public var scaleDenominator: Int = 1
 }

@@ -8,20 +8,25 @@ import Glibc
 /// filter, not the box, decides the quality; the box only makes large reductions cheap.
 public enum Resizer {
   /// `image` resized to exactly `width` × `height`.
-  public static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
+  ///
+  /// `extent` is how much of the picture `image` holds, in its own pixels, when that is less
+  /// than its size: a JPEG decoded at 1/4 scale from 3837 rows has 960 rows, of which only
+  /// 959.25 are picture. Using the true extent keeps the bottom rows from drifting.
+  public static func resize(
+    _ image: PixelBuffer, width: Int, height: Int, extent: (width: Double, height: Double)? = nil
+  ) -> PixelBuffer {
     precondition(width > 0 && height > 0, "a resize needs a positive size")
     if width == image.width && height == image.height { return image }
-    let scaleX = Double(image.width) / Double(width)
-    let scaleY = Double(image.height) / Double(height)
+    let scaleX = (extent?.width ?? Double(image.width)) / Double(width)
+    let scaleY = (extent?.height ?? Double(image.height)) / Double(height)
     let boxX = max(1, Int(scaleX / 2))
     let boxY = max(1, Int(scaleY / 2))
-    let reduced = BoxReduced(image, boxX: boxX, boxY: boxY)
+    let reduced = Plane(boxReducing: image, boxX: boxX, boxY: boxY)
     let columns = FilterWeights(
       inputCount: reduced.width, outputCount: width, scale: scaleX, box: boxX)
     let rows = FilterWeights(
       inputCount: reduced.height, outputCount: height, scale: scaleY, box: boxY)
-    let horizontal = reduced.filterRows(columns)
-    let pixels = horizontal.filterColumns(rows, channels: image.channels)
+    let pixels = reduced.filteringRows(columns).filteringColumns(rows, channels: image.channels)
     return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
   }
 
@@ -65,7 +70,7 @@ private struct FilterWeights {
     let support = 3 * filterScale
     taps = min(Int((2 * support).rounded(.up)) + 1, inputCount)
     starts = [Int](repeating: 0, count: outputCount)
-    weights = [Float](repeating: 0, count: outputCount * taps)
+    weights = [Float](repeating: 0, count: outputCount * taps)  // small: one row of weights
     var raw = [Double](repeating: 0, count: inputCount)
     for output in 0..<outputCount {
       let centre = (Double(output) + 0.5) * residual - 0.5
@@ -90,189 +95,124 @@ private struct FilterWeights {
   }
 }
 
-/// The image after area averaging, as premultiplied floating-point samples.
-private struct BoxReduced {
+/// Premultiplied samples, one `SIMD4<Float>` a pixel (RGB images carry alpha 255), so that
+/// every filter tap is one vector multiply-add whatever the channel count.
+private struct Plane {
+  typealias Sample = SIMD4<Float>
+
   let width: Int
   let height: Int
-  let channels: Int
-  var samples: [Float]
+  var samples: [Sample]
 
-  init(_ image: PixelBuffer, boxX: Int, boxY: Int) {
-    channels = image.channels
-    width = (image.width + boxX - 1) / boxX
-    height = (image.height + boxY - 1) / boxY
-    let channels = self.channels
-    let outputWidth = width
-    let outputHeight = height
+  init(width: Int, height: Int, samples: [Sample]) {
+    self.width = width
+    self.height = height
+    self.samples = samples
+  }
+
+  /// `image` averaged over `boxX` × `boxY` blocks (a partial block at the right and bottom
+  /// edges averages what it has), premultiplied.
+  init(boxReducing image: PixelBuffer, boxX: Int, boxY: Int) {
+    let outputWidth = (image.width + boxX - 1) / boxX
+    let outputHeight = (image.height + boxY - 1) / boxY
     let inputWidth = image.width
     let inputHeight = image.height
-    samples = [Float](repeating: 0, count: width * height * channels)
-    samples.withUnsafeMutableBufferPointer { output in
+    let channels = image.channels
+    let count = outputWidth * outputHeight
+    @inline(__always)
+    func sample(_ p: UnsafePointer<UInt8>) -> Sample {
+      if channels == 3 { return Sample(Float(p[0]), Float(p[1]), Float(p[2]), 255) }
+      let alpha = Float(p[3])
+      let scale = alpha * (1 / 255)
+      return Sample(Float(p[0]) * scale, Float(p[1]) * scale, Float(p[2]) * scale, alpha)
+    }
+    let samples = [Sample](unsafeUninitializedCapacity: count) { output, initialized in
       image.pixels.withUnsafeBufferPointer { input in
-        var row = [Float](repeating: 0, count: outputWidth * channels)
-        row.withUnsafeMutableBufferPointer { sums in
+        let source = input.baseAddress!
+        let target = output.baseAddress!
+        if boxX == 1 && boxY == 1 {
+          for index in 0..<count { target[index] = sample(source + index * channels) }
+        } else {
           for oy in 0..<outputHeight {
             let y0 = oy * boxY
             let y1 = min(y0 + boxY, inputHeight)
-            for i in 0..<sums.count { sums[i] = 0 }
-            var counts = 0
-            for y in y0..<y1 {
-              let line = y * inputWidth * channels
-              for ox in 0..<outputWidth {
-                let x0 = ox * boxX
-                let x1 = min(x0 + boxX, inputWidth)
-                var r: Float = 0
-                var g: Float = 0
-                var b: Float = 0
-                var a: Float = 0
-                if channels == 4 {
-                  for x in x0..<x1 {
-                    let p = line + x * 4
-                    let alpha = Float(input[p + 3])
-                    r += Float(input[p]) * alpha
-                    g += Float(input[p + 1]) * alpha
-                    b += Float(input[p + 2]) * alpha
-                    a += alpha
-                  }
-                  let s = ox * 4
-                  sums[s] += r / 255
-                  sums[s + 1] += g / 255
-                  sums[s + 2] += b / 255
-                  sums[s + 3] += a
-                } else {
-                  for x in x0..<x1 {
-                    let p = line + x * 3
-                    r += Float(input[p])
-                    g += Float(input[p + 1])
-                    b += Float(input[p + 2])
-                  }
-                  let s = ox * 3
-                  sums[s] += r
-                  sums[s + 1] += g
-                  sums[s + 2] += b
-                }
-              }
-              counts += 1
-            }
-            let base = oy * outputWidth * channels
+            let row = target + oy * outputWidth
             for ox in 0..<outputWidth {
               let x0 = ox * boxX
-              let area = Float(counts * (min(x0 + boxX, inputWidth) - x0))
-              let s = ox * channels
-              for c in 0..<channels { output[base + s + c] = sums[s + c] / area }
+              let x1 = min(x0 + boxX, inputWidth)
+              var sum = Sample()
+              for y in y0..<y1 {
+                let line = source + (y * inputWidth + x0) * channels
+                for x in 0..<(x1 - x0) { sum += sample(line + x * channels) }
+              }
+              row[ox] = sum / Float((y1 - y0) * (x1 - x0))
             }
           }
         }
       }
+      initialized = count
     }
+    self.init(width: outputWidth, height: outputHeight, samples: samples)
   }
 
-  /// Filters every row horizontally to `weights.outputCount` columns.
-  func filterRows(_ weights: FilterWeights) -> Filtered {
+  /// Every row filtered horizontally to `weights.outputCount` columns.
+  func filteringRows(_ weights: FilterWeights) -> Plane {
     let outputWidth = weights.outputCount
     let taps = weights.taps
-    let channels = self.channels
     let inputWidth = width
-    var result = [Float](repeating: 0, count: outputWidth * height * channels)
-    result.withUnsafeMutableBufferPointer { output in
+    let count = outputWidth * height
+    let result = [Sample](unsafeUninitializedCapacity: count) { output, initialized in
       samples.withUnsafeBufferPointer { input in
-        weights.weights.withUnsafeBufferPointer { w in
+        weights.weights.withUnsafeBufferPointer { allWeights in
           weights.starts.withUnsafeBufferPointer { starts in
             for y in 0..<height {
-              let inRow = input.baseAddress! + y * inputWidth * channels
-              let outRow = output.baseAddress! + y * outputWidth * channels
+              let inRow = input.baseAddress! + y * inputWidth
+              let outRow = output.baseAddress! + y * outputWidth
               for x in 0..<outputWidth {
-                let source = inRow + starts[x] * channels
-                let weight = w.baseAddress! + x * taps
-                if channels == 3 {
-                  var r: Float = 0
-                  var g: Float = 0
-                  var b: Float = 0
-                  for t in 0..<taps {
-                    let k = weight[t]
-                    let p = source + t * 3
-                    r += p[0] * k
-                    g += p[1] * k
-                    b += p[2] * k
-                  }
-                  outRow[x * 3] = r
-                  outRow[x * 3 + 1] = g
-                  outRow[x * 3 + 2] = b
-                } else {
-                  var r: Float = 0
-                  var g: Float = 0
-                  var b: Float = 0
-                  var a: Float = 0
-                  for t in 0..<taps {
-                    let k = weight[t]
-                    let p = source + t * 4
-                    r += p[0] * k
-                    g += p[1] * k
-                    b += p[2] * k
-                    a += p[3] * k
-                  }
-                  outRow[x * 4] = r
-                  outRow[x * 4 + 1] = g
-                  outRow[x * 4 + 2] = b
-                  outRow[x * 4 + 3] = a
-                }
+                let source = inRow + starts[x]
+                let weight = allWeights.baseAddress! + x * taps
+                var sum = Sample()
+                for t in 0..<taps { sum += source[t] * weight[t] }
+                outRow[x] = sum
               }
             }
           }
         }
       }
+      initialized = count
     }
-    return Filtered(width: outputWidth, height: height, samples: result)
+    return Plane(width: outputWidth, height: height, samples: result)
   }
-}
 
-/// Samples filtered horizontally, still premultiplied.
-private struct Filtered {
-  let width: Int
-  let height: Int
-  var samples: [Float]
-
-  /// Filters every column vertically to `weights.outputCount` rows and converts to 8 bits,
-  /// undoing the premultiplication.
-  func filterColumns(_ weights: FilterWeights, channels: Int) -> [UInt8] {
-    let rowLength = width * channels
+  /// Every column filtered vertically to `weights.outputCount` rows, converted to 8-bit
+  /// pixels of `channels` channels with the premultiplication undone.
+  func filteringColumns(_ weights: FilterWeights, channels: Int) -> [UInt8] {
     let outputHeight = weights.outputCount
     let taps = weights.taps
-    let count = rowLength * outputHeight
+    let rowLength = width
+    let count = rowLength * outputHeight * channels
     return [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
-      var accumulator = [Float](repeating: 0, count: rowLength)
-      accumulator.withUnsafeMutableBufferPointer { sum in
-        samples.withUnsafeBufferPointer { input in
+      let sums = UnsafeMutablePointer<Sample>.allocate(capacity: rowLength)
+      defer { sums.deallocate() }
+      samples.withUnsafeBufferPointer { input in
+        weights.weights.withUnsafeBufferPointer { allWeights in
           for y in 0..<outputHeight {
-            for i in 0..<rowLength { sum[i] = 0 }
+            sums.initialize(repeating: Sample(), count: rowLength)
             let start = weights.starts[y]
             for t in 0..<taps {
-              let k = weights.weights[y * taps + t]
+              let k = allWeights[y * taps + t]
               if k == 0 { continue }
               let row = input.baseAddress! + (start + t) * rowLength
-              for i in 0..<rowLength { sum[i] += row[i] * k }
+              for i in 0..<rowLength { sums[i] += row[i] * k }
             }
-            let out = output.baseAddress! + y * rowLength
-            if channels == 3 {
-              for i in 0..<rowLength { out[i] = clampToByte(sum[i]) }
-            } else {
-              var i = 0
-              while i < rowLength {
-                let alpha = min(max(sum[i + 3], 0), 255)
-                if alpha < 0.5 {
-                  out[i] = 0
-                  out[i + 1] = 0
-                  out[i + 2] = 0
-                  out[i + 3] = 0
-                } else {
-                  let unpremultiply = 255 / alpha
-                  out[i] = clampToByte(min(sum[i], alpha) * unpremultiply)
-                  out[i + 1] = clampToByte(min(sum[i + 1], alpha) * unpremultiply)
-                  out[i + 2] = clampToByte(min(sum[i + 2], alpha) * unpremultiply)
-                  out[i + 3] = clampToByte(alpha)
-                }
-                i += 4
-              }
+            let out = output.baseAddress! + y * rowLength * channels
+            for i in 0..<rowLength {
+              let pixel = bytes(unpremultiplying: sums[i])
+              let target = out + i * channels
+              target[0] = pixel.r
+              target[1] = pixel.g
+              target[2] = pixel.b
+              if channels == 4 { target[3] = pixel.a }
             }
           }
         }
@@ -282,9 +222,13 @@ private struct Filtered {
   }
 }
 
+/// The 8-bit straight-alpha pixel for a premultiplied sample, clamped (Lanczos rings).
 @inline(__always)
-private func clampToByte(_ value: Float) -> UInt8 {
-  if value <= 0 { return 0 }
-  if value >= 255 { return 255 }
-  return UInt8(value + 0.5)
+private func bytes(unpremultiplying sample: SIMD4<Float>) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+  let alpha = min(max(sample.w, 0), 255)
+  if alpha < 0.5 { return (0, 0, 0, 0) }
+  var colour = sample.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: alpha))
+  if alpha < 254.5 { colour *= 255 / alpha }
+  colour += 0.5
+  return (UInt8(colour.x), UInt8(colour.y), UInt8(colour.z), UInt8(alpha + 0.5))
 }

@@ -34,7 +34,9 @@ public enum ImagePipeline {
       }
       let (pixels, _) = try decoder.decode(
         scaleDenominator: denominator ?? 1, lenient: options.lenient)
-      return DecodedImage(header: header, pixels: pixels, warnings: decoder.warnings)
+      return DecodedImage(
+        header: header, pixels: pixels, warnings: decoder.warnings,
+        scaleDenominator: denominator ?? 1)
     default:
       return try PNGCodec.decode(bytes, options: options)
     }
@@ -46,6 +48,27 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> ProcessedImage {
+    let image = try thumbnailPixels(bytes, spec: spec, options: options)
+    let pixels = image.pixels
+    let thumbnail: Thumbnail
+    if pixels.channels == 4 {
+      thumbnail = Thumbnail(
+        format: .png, width: pixels.width, height: pixels.height,
+        bytes: try PNGCodec.encode(pixels))
+    } else {
+      thumbnail = Thumbnail(
+        format: .jpeg, width: pixels.width, height: pixels.height,
+        bytes: try JPEGEncoder.encode(pixels, quality: spec.quality, progressive: spec.progressive))
+    }
+    return ProcessedImage(header: image.header, thumbnail: thumbnail, warnings: image.warnings)
+  }
+
+  /// The thumbnail's pixels before encoding: upright, resized as `spec` says, RGBA only when
+  /// some pixel is not opaque.
+  public static func thumbnailPixels(
+    _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
+    options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> DecodedImage {
     let header = try readHeader(bytes)
     try header.checkBudget(options.pixelBudget)
     let upright = spec.size(forUprightWidth: header.uprightWidth, height: header.uprightHeight)
@@ -65,21 +88,16 @@ public enum ImagePipeline {
     var decoded = try decode(bytes, minimumSize: wanted, options: options)
     var pixels = decoded.pixels
     if spec.mode == .square { pixels = pixels.centreSquare() }
-    pixels = Resizer.resize(pixels, width: target.0, height: target.1)
+    // What of the original the decoded pixels cover, in decoded pixels (see `Resizer`).
+    let scale = Double(decoded.scaleDenominator)
+    let extent = (
+      width: min(Double(pixels.width), Double(source.width) / scale),
+      height: min(Double(pixels.height), Double(source.height) / scale)
+    )
+    pixels = Resizer.resize(pixels, width: target.0, height: target.1, extent: extent)
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
-    pixels = pixels.oriented(header.orientation)
-    let thumbnail: Thumbnail
-    if pixels.channels == 4 {
-      thumbnail = Thumbnail(
-        format: .png, width: pixels.width, height: pixels.height,
-        bytes: try PNGCodec.encode(pixels))
-    } else {
-      thumbnail = Thumbnail(
-        format: .jpeg, width: pixels.width, height: pixels.height,
-        bytes: try JPEGEncoder.encode(pixels, quality: spec.quality, progressive: spec.progressive))
-    }
-    decoded.pixels = pixels
-    return ProcessedImage(header: decoded.header, thumbnail: thumbnail, warnings: decoded.warnings)
+    decoded.pixels = pixels.oriented(header.orientation)
+    return decoded
   }
 
   /// The largest DCT scale denominator (8, 4, 2, 1) whose output still covers `size`.
@@ -128,6 +146,14 @@ extension ImagePipeline {
   ) throws(ImageError) -> ProcessedImage {
     try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
       try thumbnail(UnsafeRawBufferPointer(buffer), spec: spec, options: options)
+    }
+  }
+
+  public static func thumbnailPixels(
+    _ bytes: [UInt8], spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> DecodedImage {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
+      try thumbnailPixels(UnsafeRawBufferPointer(buffer), spec: spec, options: options)
     }
   }
 }
