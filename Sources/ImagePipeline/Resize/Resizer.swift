@@ -133,19 +133,64 @@ private struct Plane {
         if boxX == 1 && boxY == 1 {
           for index in 0..<count { target[index] = sample(source + index * channels) }
         } else {
+          // First the columns of a band of `boxY` rows are summed, a plain vectorisable pass
+          // over the bytes in order; then each band's sums are grouped `boxX` at a time.
+          // Premultiplied sums (255 · 255 a pixel) take 64 bits; plain ones fit in 32.
+          let rowLength = inputWidth * channels
+          let columns = UnsafeMutablePointer<UInt32>.allocate(capacity: rowLength)
+          let weighted = UnsafeMutablePointer<Int>.allocate(capacity: rowLength)
+          defer {
+            columns.deallocate()
+            weighted.deallocate()
+          }
           for oy in 0..<outputHeight {
             let y0 = oy * boxY
             let y1 = min(y0 + boxY, inputHeight)
+            if channels == 3 {
+              columns.initialize(repeating: 0, count: rowLength)
+              for y in y0..<y1 {
+                let line = source + y * rowLength
+                for i in 0..<rowLength { columns[i] &+= UInt32(line[i]) }
+              }
+            } else {
+              weighted.initialize(repeating: 0, count: rowLength)
+              for y in y0..<y1 {
+                let line = source + y * rowLength
+                var i = 0
+                while i < rowLength {
+                  let alpha = Int(line[i + 3])
+                  weighted[i] &+= Int(line[i]) &* alpha
+                  weighted[i + 1] &+= Int(line[i + 1]) &* alpha
+                  weighted[i + 2] &+= Int(line[i + 2]) &* alpha
+                  weighted[i + 3] &+= alpha
+                  i += 4
+                }
+              }
+            }
             let row = target + oy * outputWidth
+            let rows = y1 - y0
             for ox in 0..<outputWidth {
               let x0 = ox * boxX
               let x1 = min(x0 + boxX, inputWidth)
-              var sum = Sample()
-              for y in y0..<y1 {
-                let line = source + (y * inputWidth + x0) * channels
-                for x in 0..<(x1 - x0) { sum += sample(line + x * channels) }
+              let area = Float(rows * (x1 - x0))
+              if channels == 3 {
+                var r: UInt32 = 0
+                var g: UInt32 = 0
+                var b: UInt32 = 0
+                for x in x0..<x1 {
+                  r &+= columns[x * 3]
+                  g &+= columns[x * 3 + 1]
+                  b &+= columns[x * 3 + 2]
+                }
+                row[ox] = Sample(Float(r) / area, Float(g) / area, Float(b) / area, 255)
+              } else {
+                var sum = SIMD4<Int>()
+                for x in x0..<x1 {
+                  sum &+= SIMD4(weighted[x * 4], weighted[x * 4 + 1], weighted[x * 4 + 2], weighted[x * 4 + 3])
+                }
+                row[ox] = Sample(
+                  Float(sum.x) / 255, Float(sum.y) / 255, Float(sum.z) / 255, Float(sum.w)) / area
               }
-              row[ox] = sum / Float((y1 - y0) * (x1 - x0))
             }
           }
         }
