@@ -1,0 +1,93 @@
+import ImagePipeline
+import Testing
+
+@Suite("Hostile and damaged input")
+struct HostileInputTests {
+  @Test(arguments: ["truncated-baseline.jpg", "truncated-progressive.jpg", "truncated-header.jpg"])
+  func truncatedJPEGIsRefused(file: String) throws {
+    let bytes = try Fixture.hostile(file)
+    do {
+      _ = try ImagePipeline.thumbnail(bytes)
+      Issue.record("\(file) was accepted")
+    } catch {
+      guard case .truncated(.jpeg, _) = error else {
+        Issue.record("\(file): expected truncated, got \(error)")
+        return
+      }
+      #expect(error.description.hasPrefix("truncated JPEG: the file ends before"))
+      #expect(error.description.hasSuffix("(was it still being copied?)"))
+    }
+  }
+
+  @Test(arguments: ["truncated-baseline.jpg", "truncated-progressive.jpg"])
+  func lenientDecodingAcceptsATruncatedJPEG(file: String) throws {
+    let processed = try ImagePipeline.thumbnail(try Fixture.hostile(file), options: DecodeOptions(lenient: true))
+    #expect(processed.thumbnail.width == 256)
+    #expect(processed.warnings.contains { $0.contains("Premature end of JPEG file") })
+  }
+
+  @Test(arguments: ["truncated-idat.png", "truncated-header.png", "no-iend.png"])
+  func truncatedPNGIsRefused(file: String) throws {
+    #expect {
+      try ImagePipeline.thumbnail(try Fixture.hostile(file))
+    } throws: { error in
+      guard case .truncated(.png, _) = error as? ImageError else { return false }
+      return true
+    }
+  }
+
+  @Test func pngWithABadCRCIsRefused() throws {
+    #expect {
+      try ImagePipeline.thumbnail(try Fixture.hostile("bad-crc.png"))
+    } throws: { error in
+      guard case .corrupt(.png, let detail) = error as? ImageError else { return false }
+      return detail.contains("CRC")
+    }
+  }
+
+  @Test func badCRCInAnAncillaryChunkIsOnlyAWarning() throws {
+    let processed = try ImagePipeline.thumbnail(try Fixture.hostile("bad-crc-ancillary.png"))
+    #expect(processed.thumbnail.width > 0)
+  }
+
+  @Test(arguments: [
+    ("huge-dimensions.jpg", 30000, 30000), ("huge-dimensions.png", 20000, 20000),
+  ])
+  func tooManyPixelsIsRefusedFromTheHeader(file: String, width: Int, height: Int) throws {
+    let bytes = try Fixture.hostile(file)
+    #expect(throws: ImageError.tooManyPixels(width: width, height: height, budget: 100_000_000)) {
+      try ImagePipeline.thumbnail(bytes)
+    }
+    #expect(throws: ImageError.tooManyPixels(width: width, height: height, budget: 100_000_000)) {
+      try ImagePipeline.decode(bytes)
+    }
+  }
+
+  @Test func pixelBudgetIsConfigurable() throws {
+    let bytes = try Fixture.image("large-1600x1200.jpg")
+    let options = DecodeOptions(pixelBudget: 1_000_000)
+    #expect(throws: ImageError.tooManyPixels(width: 1600, height: 1200, budget: 1_000_000)) {
+      try ImagePipeline.thumbnail(bytes, options: options)
+    }
+    #expect(ImageError.tooManyPixels(width: 1600, height: 1200, budget: 1_000_000).description
+      == "too many pixels: 1600×1200 is 1.9 megapixels, over the budget of 1 megapixels")
+    _ = try ImagePipeline.thumbnail(bytes, options: DecodeOptions(pixelBudget: 1600 * 1200))
+  }
+
+  @Test func decompressionBombIsRefused() throws {
+    #expect {
+      try ImagePipeline.thumbnail(try Fixture.hostile("decompression-bomb.png"))
+    } throws: { error in
+      guard case .corrupt(.png, let detail) = error as? ImageError else { return false }
+      return detail.contains("inflates beyond")
+    }
+  }
+
+  @Test(arguments: ["garbage-in-scan.jpg", "extraneous-bytes.jpg"])
+  func recoverableJPEGDamageIsAWarning(file: String) throws {
+    let processed = try ImagePipeline.thumbnail(try Fixture.hostile(file))
+    #expect(!processed.warnings.isEmpty)
+    #expect(processed.thumbnail.width > 0)
+    #expect(processed.warnings.allSatisfy { !$0.contains("Premature end") })
+  }
+}
