@@ -11,11 +11,14 @@ let package = Package(
   name: "catalogue",
   products: [
     .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
+    .library(name: "Catalogue", targets: ["Catalogue"]),
   ],
   targets: [
     // System libraries: one C module each, found through pkg-config.
     .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
     .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -23,6 +26,12 @@ let package = Package(
     .target(
       name: "ImagePipeline",
       dependencies: ["CJPEGShims", "CLibJPEG", "CLibPNG"],
+      swiftSettings: swiftSettings
+    ),
+
+    .target(
+      name: "Catalogue",
+      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto"],
       swiftSettings: swiftSettings
     ),
 
@@ -36,6 +45,11 @@ let package = Package(
     .testTarget(
       name: "ImagePipelineTests",
       dependencies: ["ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "CatalogueTests",
+      dependencies: ["Catalogue", "ImagePipeline"],
       swiftSettings: swiftSettings
     ),
   ]

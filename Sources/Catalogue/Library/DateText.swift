@@ -1,0 +1,53 @@
+public import Foundation
+import Glibc
+
+/// Times as the catalogue stores and prints them: UTC, ISO 8601, to the millisecond
+/// ("2026-11-30T04:19:07.123Z"), which also sorts as text.
+public enum DateText {
+  public static func format(_ date: Date) -> String {
+    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+    let fraction = Int(milliseconds - Int64(seconds) * 1000)
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+  }
+
+  /// The date `text` stands for, or `nil` when it is not in the stored form (seconds, with or
+  /// without milliseconds, and a `Z`).
+  public static func parse(_ text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    guard bytes.count == 20 || bytes.count == 24, bytes.last == UInt8(ascii: "Z") else { return nil }
+    func number(_ range: Range<Int>) -> Int32? {
+      var value: Int32 = 0
+      for index in range {
+        guard (48...57).contains(bytes[index]) else { return nil }
+        value = value * 10 + Int32(bytes[index] - 48)
+      }
+      return value
+    }
+    guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+      bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+      let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+    else { return nil }
+    var milliseconds: Int32 = 0
+    if bytes.count == 24 {
+      guard bytes[19] == UInt8(ascii: "."), let value = number(20..<23) else { return nil }
+      milliseconds = value
+    }
+    var parts = tm()
+    parts.tm_year = year - 1900
+    parts.tm_mon = month - 1
+    parts.tm_mday = day
+    parts.tm_hour = hour
+    parts.tm_min = minute
+    parts.tm_sec = second
+    let seconds = timegm(&parts)
+    return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+  }
+}

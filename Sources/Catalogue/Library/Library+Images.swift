@@ -1,0 +1,326 @@
+import Dispatch
+import Glibc
+public import Foundation
+public import ImagePipeline
+import Synchronization
+
+/// A picture read, hashed, validated and thumbnailed, ready to enter a library. Making one
+/// touches no library, so many are made in parallel.
+public struct PreparedImage: Sendable {
+  /// The file it came from, as the user named it (for messages).
+  public var source: String
+  public var sha256: String
+  public var original: [UInt8]
+  public var processed: ProcessedImage
+  /// The spec the thumbnail was made with.
+  public var spec: ThumbnailSpec
+
+  /// Reads, hashes and decodes `bytes`; the error names `source` and says why.
+  public static func make(
+    bytes: [UInt8], source: String, spec: ThumbnailSpec, options: DecodeOptions
+  ) throws(CatalogueError) -> PreparedImage {
+    let processed: ProcessedImage
+    do {
+      processed = try ImagePipeline.thumbnail(bytes, spec: spec, options: options)
+    } catch {
+      throw .imageRejected(file: source, reason: error)
+    }
+    return PreparedImage(
+      source: source, sha256: SHA256.hex(bytes), original: bytes, processed: processed, spec: spec)
+  }
+}
+
+/// How far an import has got, for a progress line.
+public struct ImportProgress: Sendable {
+  public var done: Int
+  public var total: Int
+}
+
+/// What an attach did: the review as it now is, what was attached, what was refused.
+public struct AttachReport: Sendable {
+  public var review: Review
+  /// The new images, in the review's order.
+  public var attached: [ReviewImage]
+  /// Files that were not attached, each with why.
+  public var failures: [ImportFailure]
+}
+
+/// A file an import could not take.
+public struct ImportFailure: Sendable, Equatable {
+  public var source: String
+  public var error: CatalogueError
+}
+
+extension Library {
+  /// Reads and prepares `files` on `jobs` threads (all cores when `nil`), in batches, calling
+  /// `body` with each batch's results in the files' order. Only one batch of originals is in
+  /// memory at a time.
+  func prepare(
+    files: [String], jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil,
+    _ body: ([Result<PreparedImage, CatalogueError>]) throws(CatalogueError) -> Void
+  ) throws(CatalogueError) {
+    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let batchSize = workers * 2
+    let spec = thumbnailSpec
+    let options = decodeOptions
+    var done = 0
+    var start = 0
+    while start < files.count {
+      let batch = Array(files[start..<min(start + batchSize, files.count)])
+      let results = Mutex([Result<PreparedImage, CatalogueError>?](repeating: nil, count: batch.count))
+      DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+        let source = batch[index]
+        let result = Result { () throws(CatalogueError) -> PreparedImage in
+          let bytes = try FileIO.read(source)
+          return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
+        }
+        results.withLock { $0[index] = result }
+      }
+      try body(results.withLock { $0.map { $0! } })
+      done += batch.count
+      progress?(ImportProgress(done: done, total: files.count))
+      start += batchSize
+    }
+  }
+
+  /// Writes a prepared picture's original (unless the store has it already) and thumbnail by
+  /// the durable write protocol. Nothing links to them yet.
+  func store(_ image: PreparedImage) throws(CatalogueError) -> StoredImage {
+    let header = image.processed.header
+    let thumbnail = image.processed.thumbnail
+    let original = LibraryLayout.original(sha256: image.sha256, fileExtension: header.format.fileExtension)
+    let thumbnailPath = LibraryLayout.thumbnail(
+      sha256: image.sha256, spec: image.spec.name, fileExtension: thumbnail.format.fileExtension)
+    // Named by content: a file of the right size there is this picture already.
+    if files.size(of: original) != image.original.count {
+      try files.write(image.original, to: original)
+    }
+    try files.write(thumbnail.bytes, to: thumbnailPath)
+    return StoredImage(
+      sha256: image.sha256, format: header.format, width: header.uprightWidth,
+      height: header.uprightHeight, orientation: header.orientation, bytes: image.original.count,
+      thumbnailFormat: thumbnail.format, thumbnailWidth: thumbnail.width,
+      thumbnailHeight: thumbnail.height, imported: Date(), original: original, thumbnail: thumbnailPath)
+  }
+
+  /// Adds the image record, unless the picture is in the library already.
+  private func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        """
+        INSERT INTO images (sha256, format, width, height, orientation, bytes, thumbnail_format,
+          thumbnail_width, thumbnail_height, imported)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (sha256) DO NOTHING
+        """,
+        [
+          .text(image.sha256), .text(image.format.rawValue), SQLValue(image.width),
+          SQLValue(image.height), SQLValue(image.orientation.rawValue), SQLValue(image.bytes),
+          .text(image.thumbnailFormat.rawValue), SQLValue(image.thumbnailWidth),
+          SQLValue(image.thumbnailHeight), .text(DateText.format(image.imported)),
+        ])
+    }
+  }
+
+  /// Rewrites a review's links to match `images`, in order, `cover` marking the cover (the
+  /// first image when `nil`), and marks the review updated.
+  private func relink(_ id: String, _ images: [String], cover: String?, now: Date) throws(CatalogueError) {
+    let coverHash = images.contains { $0 == cover } ? cover : images.first
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
+      for (index, hash) in images.enumerated() {
+        try database.run(
+          "INSERT INTO review_images (review, position, image, cover) VALUES (?, ?, ?, ?)",
+          [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == coverHash)])
+      }
+      try database.run(
+        "UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(now)), .text(id)])
+    }
+  }
+
+  /// Whether the files of `images` are still in place, checked inside the write transaction
+  /// just before they are linked. Only unreferenced-file removal deletes files, and it waits
+  /// for the library lock an import holds; this check is the second belt.
+  private func filesInPlace(_ images: [StoredImage]) -> Bool {
+    images.allSatisfy { files.size(of: $0.original) == $0.bytes && files.size(of: $0.thumbnail) != nil }
+  }
+
+  // MARK: Attach, replace, detach, cover, move
+
+  /// Attaches `sources` (image files) to a review, after its current images. Every file is
+  /// read, hashed and decoded first, in parallel; files that fail are reported and the others
+  /// attached, all in one transaction. With `cover`, the file of that name becomes the cover;
+  /// otherwise a review without images gets its first new one as cover.
+  public func attach(
+    files sources: [String], to reference: String, cover: String? = nil, jobs: Int? = nil,
+    progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
+  ) throws(CatalogueError) -> AttachReport {
+    let id = try resolve(reference)
+    let lock = try LibraryLock(folder: path, mode: .shared)
+    defer { withExtendedLifetime(lock) {} }
+    var stored: [(source: String, image: StoredImage)] = []
+    var failures: [ImportFailure] = []
+    try prepare(files: sources, jobs: jobs, progress: progress) { (results) throws(CatalogueError) in
+      for result in results {
+        switch result {
+        case .success(let prepared):
+          stored.append((prepared.source, try store(prepared)))
+        case .failure(let error):
+          if case .imageRejected(let file, _) = error {
+            failures.append(ImportFailure(source: file, error: error))
+          } else if case .io(_, let file, _) = error {
+            failures.append(ImportFailure(source: file, error: error))
+          } else {
+            throw error
+          }
+        }
+      }
+    }
+    let attachedHashes = try write { () throws(CatalogueError) -> [String] in
+      let current = try images(of: id)
+      guard try sql({ () throws(DatabaseError) in
+        try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
+      }) else { throw .reviewNotFound(reference) }
+      var hashes = current.map(\.image.sha256)
+      var added: [String] = []
+      for (source, image) in stored {
+        if let position = hashes.firstIndex(of: image.sha256) {
+          failures.append(
+            ImportFailure(
+              source: source,
+              error: .imageAlreadyAttached(review: id, sha256: image.sha256, position: position + 1)))
+          continue
+        }
+        guard filesInPlace([image]) else {
+          failures.append(
+            ImportFailure(
+              source: source,
+              error: .io(operation: "keep", path: files.location(of: image.original), code: ENOENT)))
+          continue
+        }
+        try insertImageRecord(image)
+        hashes.append(image.sha256)
+        added.append(image.sha256)
+      }
+      let currentCover = current.first { $0.isCover }?.image.sha256
+      let chosenCover = cover.flatMap { name in stored.first { $0.source == name }?.image.sha256 }
+      if !added.isEmpty {
+        try relink(id, hashes, cover: chosenCover ?? currentCover, now: now)
+      }
+      try beforeCommitHook?()
+      return added
+    }
+    let review = try review(id)
+    let attached = review.images.filter { attachedHashes.contains($0.image.sha256) }
+    return AttachReport(review: review, attached: attached, failures: failures)
+  }
+
+  /// Replaces one of a review's images with the picture in `source`, at the same position and
+  /// with the same cover role. The old picture's record goes if no other review uses it.
+  @discardableResult
+  public func replace(_ reference: String, image imageReference: String, with source: String, now: Date = Date())
+    throws(CatalogueError) -> Review
+  {
+    let id = try resolve(reference)
+    // Resolve before the work, so that a wrong reference fails fast.
+    _ = try resolveImage(imageReference, in: id, images: images(of: id))
+    let lock = try LibraryLock(folder: path, mode: .shared)
+    defer { withExtendedLifetime(lock) {} }
+    let bytes = try FileIO.read(source)
+    let prepared = try PreparedImage.make(bytes: bytes, source: source, spec: thumbnailSpec, options: decodeOptions)
+    let image = try store(prepared)
+    try write { () throws(CatalogueError) in
+      let current = try images(of: id)
+      let old = try resolveImage(imageReference, in: id, images: current)
+      if old.image.sha256 == image.sha256 { return }
+      if let existing = current.first(where: { $0.image.sha256 == image.sha256 }) {
+        throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
+      }
+      guard filesInPlace([image]) else {
+        throw .io(operation: "keep", path: files.location(of: image.original), code: ENOENT)
+      }
+      try insertImageRecord(image)
+      var hashes = current.map(\.image.sha256)
+      hashes[old.position - 1] = image.sha256
+      let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
+      try relink(id, hashes, cover: cover, now: now)
+      try deleteUnusedImageRecords([old.image.sha256])
+      try beforeCommitHook?()
+    }
+    return try review(id)
+  }
+
+  /// Detaches one of a review's images; those after it move up. If it was the cover, the new
+  /// first image becomes the cover.
+  @discardableResult
+  public func detach(_ reference: String, image imageReference: String, now: Date = Date())
+    throws(CatalogueError) -> Review
+  {
+    let id = try resolve(reference)
+    try write { () throws(CatalogueError) in
+      let current = try images(of: id)
+      let old = try resolveImage(imageReference, in: id, images: current)
+      let remaining = current.filter { $0.position != old.position }
+      let cover = current.first { $0.isCover && $0.position != old.position }?.image.sha256
+      try relink(id, remaining.map(\.image.sha256), cover: cover, now: now)
+      try deleteUnusedImageRecords([old.image.sha256])
+    }
+    return try review(id)
+  }
+
+  /// Makes one of a review's images its cover.
+  @discardableResult
+  public func setCover(_ reference: String, image imageReference: String, now: Date = Date())
+    throws(CatalogueError) -> Review
+  {
+    let id = try resolve(reference)
+    try write { () throws(CatalogueError) in
+      let current = try images(of: id)
+      let chosen = try resolveImage(imageReference, in: id, images: current)
+      try relink(id, current.map(\.image.sha256), cover: chosen.image.sha256, now: now)
+    }
+    return try review(id)
+  }
+
+  /// Moves one of a review's images to `position` (1-based); the others keep their order.
+  @discardableResult
+  public func move(_ reference: String, image imageReference: String, to position: Int, now: Date = Date())
+    throws(CatalogueError) -> Review
+  {
+    let id = try resolve(reference)
+    try write { () throws(CatalogueError) in
+      let current = try images(of: id)
+      let moving = try resolveImage(imageReference, in: id, images: current)
+      guard (1...current.count).contains(position) else {
+        throw .invalidArgument("position \(position) is outside 1–\(current.count) for review \(id)")
+      }
+      var order = current.filter { $0.position != moving.position }.map(\.image.sha256)
+      order.insert(moving.image.sha256, at: position - 1)
+      let cover = current.first { $0.isCover }?.image.sha256
+      try relink(id, order, cover: cover, now: now)
+    }
+    return try review(id)
+  }
+
+  /// The image `reference` names among `images`: a position (1, 2, …) or a prefix of at least
+  /// four digits of its hash.
+  func resolveImage(_ reference: String, in id: String, images: [ReviewImage]) throws(CatalogueError)
+    -> ReviewImage
+  {
+    if let position = Int(reference), reference.utf8.count <= 3 {
+      guard let image = images.first(where: { $0.position == position }) else {
+        throw .imageNotFound(review: id, reference: reference)
+      }
+      return image
+    }
+    let prefix = reference.lowercased()
+    guard prefix.utf8.count >= 4 else { throw .imageNotFound(review: id, reference: reference) }
+    let matches = images.filter { $0.image.sha256.hasPrefix(prefix) }
+    switch matches.count {
+    case 0: throw .imageNotFound(review: id, reference: reference)
+    case 1: return matches[0]
+    default:
+      throw .ambiguousImage(review: id, reference: reference, candidates: matches.map { String($0.image.sha256.prefix(12)) })
+    }
+  }
+}

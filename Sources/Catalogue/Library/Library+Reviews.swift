@@ -1,0 +1,303 @@
+public import Foundation
+import ImagePipeline
+
+/// How a list of reviews is filtered, ordered and cut into pages.
+public struct ReviewQuery: Sendable, Equatable {
+  public enum Sort: String, Sendable, CaseIterable {
+    case title
+    case rating
+    case created
+    case updated
+    /// Best match first; only with a search.
+    case relevance
+  }
+
+  public var category: Category?
+  public var minimumRating: Int?
+  public var favoritesOnly: Bool
+  /// Words, `prefix*` and `"phrases"` that must occur in the title or body.
+  public var search: String?
+  /// `nil`: by relevance when searching, else newest first.
+  public var sort: Sort?
+  /// Reverses the sort's natural order (A–Z, highest rating, newest, best match).
+  public var reversed: Bool
+  public var limit: Int
+  public var offset: Int
+
+  public init(
+    category: Category? = nil, minimumRating: Int? = nil, favoritesOnly: Bool = false,
+    search: String? = nil, sort: Sort? = nil, reversed: Bool = false, limit: Int = 50,
+    offset: Int = 0
+  ) {
+    self.category = category
+    self.minimumRating = minimumRating
+    self.favoritesOnly = favoritesOnly
+    self.search = search
+    self.sort = sort
+    self.reversed = reversed
+    self.limit = limit
+    self.offset = offset
+  }
+}
+
+/// One review as a list shows it.
+public struct ReviewSummary: Sendable, Equatable {
+  public var id: String
+  public var title: String
+  public var rating: Int
+  public var category: Category
+  public var favorite: Bool
+  public var created: Date
+  public var updated: Date
+  public var imageCount: Int
+  public var cover: StoredImage?
+}
+
+/// A page of a list, with how many reviews match in all.
+public struct ReviewPage: Sendable, Equatable {
+  public var reviews: [ReviewSummary]
+  public var total: Int
+  public var offset: Int
+}
+
+extension Library {
+  // MARK: Create, edit, delete
+
+  /// Adds a review. The draft is validated first; every problem is reported at once.
+  @discardableResult
+  public func create(_ draft: ReviewDraft, now: Date = Date()) throws(CatalogueError) -> Review {
+    let fields = try draft.validated()
+    let stamp = DateText.format(now)
+    let id = try write { () throws(CatalogueError) -> String in
+      for _ in 0..<8 {
+        let id = randomHex(8)
+        let taken = try sql { () throws(DatabaseError) in
+          try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
+        }
+        if taken { continue }
+        try sql { () throws(DatabaseError) in
+          try database.run(
+            """
+            INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+              .text(id), .text(fields.title), .text(fields.body), SQLValue(fields.rating),
+              .text(fields.category.rawValue), SQLValue(fields.favorite), .text(stamp), .text(stamp),
+            ])
+        }
+        return id
+      }
+      throw .invalidArgument("could not find a free review id; is the random generator broken?")
+    }
+    return try review(id)
+  }
+
+  /// Replaces a review's fields with `draft`'s (validated as for `create`).
+  @discardableResult
+  public func update(_ reference: String, with draft: ReviewDraft, now: Date = Date())
+    throws(CatalogueError) -> Review
+  {
+    let fields = try draft.validated()
+    let id = try write { () throws(CatalogueError) -> String in
+      let id = try resolve(reference)
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          """
+          UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, updated = ?
+          WHERE id = ?
+          """,
+          [
+            .text(fields.title), .text(fields.body), SQLValue(fields.rating),
+            .text(fields.category.rawValue), SQLValue(fields.favorite), .text(DateText.format(now)),
+            .text(id),
+          ])
+      }
+      return id
+    }
+    return try review(id)
+  }
+
+  /// Deletes a review for good, with its links to images; pictures no other review uses lose
+  /// their records, and their files become unreferenced (see ``unreferencedFiles()``).
+  /// Returns the deleted review as it was.
+  @discardableResult
+  public func delete(_ reference: String) throws(CatalogueError) -> Review {
+    try write { () throws(CatalogueError) -> Review in
+      let review = try review(resolve(reference))
+      try sql { () throws(DatabaseError) in
+        try database.run("DELETE FROM reviews WHERE id = ?", [.text(review.id)])
+      }
+      try deleteUnusedImageRecords(review.images.map(\.image.sha256))
+      return review
+    }
+  }
+
+  // MARK: Reading
+
+  /// The full id of the review `reference` names: an id, or a unique prefix of at least four
+  /// digits (as git takes commit ids).
+  public func resolve(_ reference: String) throws(CatalogueError) -> String {
+    let prefix = reference.lowercased()
+    guard (4...16).contains(prefix.utf8.count),
+      prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+    else { throw .badReviewReference(reference) }
+    let matches = try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT id FROM reviews WHERE id >= ? AND id < ? ORDER BY id LIMIT 5",
+        [.text(prefix), .text(prefix + "g")]
+      ) { $0.text(0) }
+    }
+    switch matches.count {
+    case 0: throw .reviewNotFound(reference)
+    case 1: return matches[0]
+    default: throw .ambiguousReview(prefix: reference, candidates: matches)
+    }
+  }
+
+  /// The review `reference` names, with its images.
+  public func review(_ reference: String) throws(CatalogueError) -> Review {
+    let id = try resolve(reference)
+    return try read { () throws(CatalogueError) -> Review in
+      let rows = try sql { () throws(DatabaseError) in
+        try database.query(
+          """
+          SELECT id, title, body, rating, category, favorite, created, updated
+          FROM reviews WHERE id = ?
+          """, [.text(id)]
+        ) { row in
+          (row.text(0), row.text(1), row.text(2), row.int(3), row.text(4), row.bool(5), row.text(6), row.text(7))
+        }
+      }
+      guard let row = rows.first else { throw .reviewNotFound(reference) }
+      return Review(
+        id: row.0, title: row.1, body: row.2, rating: row.3,
+        category: Category(rawValue: row.4) ?? .other, favorite: row.5,
+        created: DateText.parse(row.6) ?? Date(timeIntervalSince1970: 0),
+        updated: DateText.parse(row.7) ?? Date(timeIntervalSince1970: 0),
+        images: try images(of: id))
+    }
+  }
+
+  /// A review's images in order.
+  func images(of id: String) throws(CatalogueError) -> [ReviewImage] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT ri.position, ri.cover, \(Self.imageColumns) FROM review_images ri "
+          + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = ? ORDER BY ri.position",
+        [.text(id)]
+      ) { row in
+        ReviewImage(position: row.int(0), image: storedImage(row, from: 2), isCover: row.bool(1))
+      }
+    }
+  }
+
+  static let imageColumns =
+    "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
+    + "i.thumbnail_width, i.thumbnail_height, i.imported"
+
+  /// Reads the ten `imageColumns` starting at `column`.
+  func storedImage(_ row: Statement, from column: Int32) -> StoredImage {
+    let sha256 = row.text(column)
+    let format = ImageFormat(rawValue: row.text(column + 1)) ?? .jpeg
+    let thumbnailFormat = ImageFormat(rawValue: row.text(column + 6)) ?? .jpeg
+    return StoredImage(
+      sha256: sha256, format: format, width: row.int(column + 2), height: row.int(column + 3),
+      orientation: Orientation(rawValue: row.int(column + 4)) ?? .up, bytes: row.int(column + 5),
+      thumbnailFormat: thumbnailFormat, thumbnailWidth: row.int(column + 7),
+      thumbnailHeight: row.int(column + 8),
+      imported: DateText.parse(row.text(column + 9)) ?? Date(timeIntervalSince1970: 0),
+      original: LibraryLayout.original(sha256: sha256, fileExtension: format.fileExtension),
+      thumbnail: LibraryLayout.thumbnail(
+        sha256: sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension))
+  }
+
+  /// A page of reviews matching `query`.
+  public func list(_ query: ReviewQuery = ReviewQuery()) throws(CatalogueError) -> ReviewPage {
+    guard query.limit >= 0, query.offset >= 0 else {
+      throw .invalidArgument("limit and offset must not be negative")
+    }
+    if let rating = query.minimumRating, !(0...5).contains(rating) {
+      throw .invalidArgument("minimum rating \(rating) is outside 0–5")
+    }
+    var conditions: [String] = []
+    var arguments: [SQLValue] = []
+    var from = "reviews r"
+    if let search = query.search {
+      guard let match = SearchQuery.fts5(search) else {
+        throw .invalidArgument("search \"\(search)\" has no words to look for")
+      }
+      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
+      conditions.append("reviews_fts MATCH ?")
+      arguments.append(.text(match))
+    }
+    if let category = query.category {
+      conditions.append("r.category = ?")
+      arguments.append(.text(category.rawValue))
+    }
+    if let rating = query.minimumRating {
+      conditions.append("r.rating >= ?")
+      arguments.append(SQLValue(rating))
+    }
+    if query.favoritesOnly { conditions.append("r.favorite = 1") }
+    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+
+    let sort = query.sort ?? (query.search == nil ? .updated : .relevance)
+    let order: String
+    switch (sort, query.reversed) {
+    case (.title, false): order = "r.title COLLATE NOCASE ASC, r.id"
+    case (.title, true): order = "r.title COLLATE NOCASE DESC, r.id"
+    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE, r.id"
+    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE, r.id"
+    case (.created, false): order = "r.created DESC, r.id"
+    case (.created, true): order = "r.created ASC, r.id"
+    case (.updated, false): order = "r.updated DESC, r.id"
+    case (.updated, true): order = "r.updated ASC, r.id"
+    case (.relevance, let reversed):
+      guard query.search != nil else {
+        throw .invalidArgument("sorting by relevance needs a search")
+      }
+      order = "bm25(reviews_fts) \(reversed ? "DESC" : "ASC"), r.id"
+    }
+    return try read { () throws(CatalogueError) -> ReviewPage in
+      try sql { () throws(DatabaseError) -> ReviewPage in
+        let total = try database.query("SELECT count(*) FROM \(from)\(filter)", arguments) { $0.int(0) }
+          .first ?? 0
+        let reviews = try database.query(
+          """
+          SELECT r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
+            (SELECT count(*) FROM review_images n WHERE n.review = r.id),
+            \(Self.imageColumns)
+          FROM \(from)
+          LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
+          LEFT JOIN images i ON i.sha256 = c.image
+          \(filter)
+          ORDER BY \(order)
+          LIMIT ? OFFSET ?
+          """, arguments + [SQLValue(query.limit), SQLValue(query.offset)]
+        ) { row in
+          ReviewSummary(
+            id: row.text(0), title: row.text(1), rating: row.int(2),
+            category: Category(rawValue: row.text(3)) ?? .other, favorite: row.bool(4),
+            created: DateText.parse(row.text(5)) ?? Date(timeIntervalSince1970: 0),
+            updated: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
+            imageCount: row.int(7),
+            cover: row.optionalText(8) == nil ? nil : storedImage(row, from: 8))
+        }
+        return ReviewPage(reviews: reviews, total: total, offset: query.offset)
+      }
+    }
+  }
+
+  /// Deletes the image records among `hashes` that no review uses any more. Their files stay
+  /// until the unreferenced files are removed.
+  func deleteUnusedImageRecords(_ hashes: [String]) throws(CatalogueError) {
+    for hash in Set(hashes) {
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "DELETE FROM images WHERE sha256 = ? AND NOT EXISTS "
+            + "(SELECT 1 FROM review_images WHERE image = ?)", [.text(hash), .text(hash)])
+      }
+    }
+  }
+}

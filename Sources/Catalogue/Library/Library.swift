@@ -1,0 +1,162 @@
+public import Foundation
+public import ImagePipeline
+
+/// A catalogue library: review records in SQLite and image files beside them.
+///
+/// Not `Sendable`: one owner uses a library (and its one SQLite connection) at a time. Image
+/// decoding, the expensive part of an import, runs in parallel in ``prepare(files:jobs:progress:)``
+/// before the library is touched.
+public final class Library {
+  /// The library folder.
+  public let path: String
+  public let files: any FileStore
+  let database: Database
+  /// How thumbnails are made; a library setting.
+  public private(set) var thumbnailSpec: ThumbnailSpec
+  /// Limits for decoding imports; the pixel budget is a library setting.
+  public private(set) var decodeOptions: DecodeOptions
+  /// Called just before an import's records are committed; a test makes it fail to check that
+  /// nothing is half-linked.
+  public var beforeCommitHook: (() throws(CatalogueError) -> Void)?
+
+  /// How long a command waits for another that holds the database.
+  static let busyTimeoutMilliseconds: Int32 = 30_000
+
+  /// Creates an empty library in `path` (made if missing).
+  public static func create(at path: String, fileStore: (any FileStore)? = nil) throws(CatalogueError)
+    -> Library
+  {
+    let store = fileStore ?? LocalFileStore(root: path)
+    if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
+    if let local = store as? LocalFileStore { try local.makeRoot() }
+    let database = try open(path: "\(path)/\(LibraryLayout.database)", create: true)
+    do {
+      // WAL lets readers go on while one process writes; it is a property of the file.
+      try database.execute("PRAGMA journal_mode = WAL")
+    } catch {
+      throw .database(error)
+    }
+    try Schema.migrate(database, path: path)
+    return try Library(path: path, files: store, database: database)
+  }
+
+  /// Opens the library in `path`, bringing an older schema up to date. A folder without a
+  /// database, or one written by a newer schema, is refused and left untouched.
+  public convenience init(opening path: String, fileStore: (any FileStore)? = nil) throws(CatalogueError) {
+    let store = fileStore ?? LocalFileStore(root: path)
+    guard store.size(of: LibraryLayout.database) != nil else { throw .notALibrary(path: path) }
+    let database = try Self.open(path: "\(path)/\(LibraryLayout.database)", create: false)
+    try Schema.migrate(database, path: path)
+    try self.init(path: path, files: store, database: database)
+  }
+
+  private init(path: String, files: any FileStore, database: Database) throws(CatalogueError) {
+    self.path = path
+    self.files = files
+    self.database = database
+    self.thumbnailSpec = .default
+    self.decodeOptions = DecodeOptions()
+    let settings = try self.settings()
+    if let name = settings["thumbnail_spec"] {
+      guard let spec = ThumbnailSpec(name: name) else {
+        throw .badSetting(key: "thumbnail_spec", value: name)
+      }
+      thumbnailSpec = spec
+    }
+    if let budget = settings["pixel_budget"] {
+      guard let pixels = Int(budget), pixels > 0 else {
+        throw .badSetting(key: "pixel_budget", value: budget)
+      }
+      decodeOptions.pixelBudget = pixels
+    }
+  }
+
+  private static func open(path: String, create: Bool) throws(CatalogueError) -> Database {
+    do {
+      let database = try Database(path: path, create: create)
+      try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+      // FULL: a committed transaction survives a power cut, not only a crash.
+      try database.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL")
+      return database
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  /// The schema version of the open database.
+  public var schemaVersion: Int {
+    get throws(CatalogueError) { try Schema.version(of: database) }
+  }
+
+  // MARK: Settings
+
+  private func settings() throws(CatalogueError) -> [String: String] {
+    let rows = try sql { () throws(DatabaseError) in
+      try database.query("SELECT key, value FROM settings") { ($0.text(0), $0.text(1)) }
+    }
+    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Changes the library's thumbnail spec (existing thumbnails are then stale until rebuilt).
+  public func setThumbnailSpec(_ spec: ThumbnailSpec) throws(CatalogueError) {
+    guard spec.problems.isEmpty else { throw .invalidArgument(spec.problems.joined(separator: "; ")) }
+    try write { () throws(CatalogueError) in
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "INSERT INTO settings (key, value) VALUES ('thumbnail_spec', ?) "
+            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(spec.name)])
+      }
+    }
+    thumbnailSpec = spec
+  }
+
+  /// Changes the largest picture (in pixels) the library accepts.
+  public func setPixelBudget(_ pixels: Int) throws(CatalogueError) {
+    guard pixels > 0 else { throw .invalidArgument("the pixel budget must be positive, not \(pixels)") }
+    try write { () throws(CatalogueError) in
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "INSERT INTO settings (key, value) VALUES ('pixel_budget', ?) "
+            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(String(pixels))])
+      }
+    }
+    decodeOptions.pixelBudget = pixels
+  }
+
+  // MARK: Plumbing
+
+  /// Runs SQLite work, turning its errors into catalogue errors.
+  func sql<T>(_ body: () throws(DatabaseError) -> T) throws(CatalogueError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none.
+  func write<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    do {
+      return try database.writeTransaction { () throws -> T in try body() }
+    } catch let error as CatalogueError {
+      throw error
+    } catch let error as DatabaseError {
+      throw .database(error)
+    } catch {
+      throw .invalidArgument("\(error)")
+    }
+  }
+
+  /// Runs `body` on one consistent snapshot.
+  func read<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    do {
+      return try database.readTransaction { () throws -> T in try body() }
+    } catch let error as CatalogueError {
+      throw error
+    } catch let error as DatabaseError {
+      throw .database(error)
+    } catch {
+      throw .invalidArgument("\(error)")
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/// The database schema, as a list of migrations: migration N takes a database from schema
+/// version N−1 to N. `PRAGMA user_version` records the version a database is at.
+///
+/// A database at a version above `current` was written by a newer build and is refused
+/// untouched. Migrations run in one transaction each, so a failed one leaves the old version.
+enum Schema {
+  struct Migration {
+    let version: Int
+    let sql: String
+  }
+
+  static var current: Int { migrations.last!.version }
+
+  static let migrations: [Migration] = [
+    Migration(
+      version: 1,
+      sql: """
+        CREATE TABLE reviews (
+          seq INTEGER PRIMARY KEY,
+          id TEXT NOT NULL UNIQUE CHECK (length(id) = 16 AND id NOT GLOB '*[^0-9a-f]*'),
+          title TEXT NOT NULL,
+          body TEXT NOT NULL,
+          rating INTEGER NOT NULL CHECK (rating BETWEEN 0 AND 5),
+          category TEXT NOT NULL,
+          favorite INTEGER NOT NULL DEFAULT 0 CHECK (favorite IN (0, 1)),
+          created TEXT NOT NULL,
+          updated TEXT NOT NULL
+        );
+        CREATE INDEX reviews_title ON reviews (title COLLATE NOCASE);
+        CREATE INDEX reviews_rating ON reviews (rating);
+        CREATE INDEX reviews_created ON reviews (created);
+        CREATE INDEX reviews_updated ON reviews (updated);
+        CREATE INDEX reviews_category ON reviews (category);
+
+        CREATE TABLE images (
+          sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),
+          format TEXT NOT NULL,
+          width INTEGER NOT NULL,
+          height INTEGER NOT NULL,
+          orientation INTEGER NOT NULL,
+          bytes INTEGER NOT NULL,
+          thumbnail_format TEXT NOT NULL,
+          thumbnail_width INTEGER NOT NULL,
+          thumbnail_height INTEGER NOT NULL,
+          imported TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE review_images (
+          review TEXT NOT NULL REFERENCES reviews (id) ON DELETE CASCADE,
+          position INTEGER NOT NULL CHECK (position >= 1),
+          image TEXT NOT NULL REFERENCES images (sha256),
+          cover INTEGER NOT NULL DEFAULT 0 CHECK (cover IN (0, 1)),
+          PRIMARY KEY (review, position),
+          UNIQUE (review, image)
+        ) WITHOUT ROWID;
+        CREATE INDEX review_images_image ON review_images (image);
+        CREATE UNIQUE INDEX review_images_one_cover ON review_images (review) WHERE cover = 1;
+
+        CREATE TABLE settings (
+          key TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE VIRTUAL TABLE reviews_fts USING fts5 (
+          title, body, content = 'reviews', content_rowid = 'seq',
+          tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER reviews_fts_insert AFTER INSERT ON reviews BEGIN
+          INSERT INTO reviews_fts (rowid, title, body) VALUES (new.seq, new.title, new.body);
+        END;
+        CREATE TRIGGER reviews_fts_delete AFTER DELETE ON reviews BEGIN
+          INSERT INTO reviews_fts (reviews_fts, rowid, title, body)
+            VALUES ('delete', old.seq, old.title, old.body);
+        END;
+        CREATE TRIGGER reviews_fts_update AFTER UPDATE OF title, body ON reviews BEGIN
+          INSERT INTO reviews_fts (reviews_fts, rowid, title, body)
+            VALUES ('delete', old.seq, old.title, old.body);
+          INSERT INTO reviews_fts (rowid, title, body) VALUES (new.seq, new.title, new.body);
+        END;
+        """),
+  ]
+
+  /// Brings `database` to the current version, one transaction a migration.
+  static func migrate(_ database: Database, path: String, migrations: [Migration] = migrations)
+    throws(CatalogueError)
+  {
+    let known = migrations.last?.version ?? 0
+    let found = try version(of: database)
+    if found > known { throw .newerSchema(path: path, found: found, known: known) }
+    for migration in migrations where migration.version > found {
+      do {
+        try database.writeTransaction {
+          // Another process may have migrated while this one waited for the lock.
+          guard try version(of: database) < migration.version else { return }
+          try database.execute(migration.sql)
+          try database.execute("PRAGMA user_version = \(migration.version)")
+        }
+      } catch let error as CatalogueError {
+        throw error
+      } catch let error as DatabaseError {
+        throw .database(error)
+      } catch {
+        throw .invalidArgument("migration to schema \(migration.version) failed: \(error)")
+      }
+    }
+  }
+
+  static func version(of database: Database) throws(CatalogueError) -> Int {
+    do {
+      guard case .integer(let version) = try database.scalar("PRAGMA user_version") else { return 0 }
+      return Int(version)
+    } catch {
+      throw .database(error)
+    }
+  }
+}

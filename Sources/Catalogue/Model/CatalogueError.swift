@@ -1,0 +1,76 @@
+public import ImagePipeline
+
+/// Why a catalogue operation failed. Every case says what, which record or file, and why;
+/// ``description`` reads as one line.
+public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The folder holds no catalogue database.
+  case notALibrary(path: String)
+  /// `init` on a folder that already is a library.
+  case alreadyALibrary(path: String)
+  /// The library was written by a newer version of the schema than this build knows.
+  case newerSchema(path: String, found: Int, known: Int)
+  /// The review's fields are invalid; every problem is listed.
+  case invalidReview([String])
+  case reviewNotFound(String)
+  case ambiguousReview(prefix: String, candidates: [String])
+  /// A review reference that cannot be an id (ids are hexadecimal).
+  case badReviewReference(String)
+  case imageNotFound(review: String, reference: String)
+  case ambiguousImage(review: String, reference: String, candidates: [String])
+  /// The same picture is already attached to the review.
+  case imageAlreadyAttached(review: String, sha256: String, position: Int)
+  /// An image that could not be read or decoded; `file` is what the caller named.
+  case imageRejected(file: String, reason: ImageError)
+  /// A file operation failed: `operation` on `path` with `errno` `code`.
+  case io(operation: String, path: String, code: Int32)
+  case database(DatabaseError)
+  /// A library setting holds a value this build cannot use.
+  case badSetting(key: String, value: String)
+  /// An invalid value given for an operation (a position out of range, say).
+  case invalidArgument(String)
+
+  public var description: String {
+    switch self {
+    case .notALibrary(let path):
+      return "\(path) is not a catalogue library (no catalogue.sqlite): run `catalogue init \(path)` to create one"
+    case .alreadyALibrary(let path):
+      return "\(path) is already a catalogue library: nothing to do"
+    case .newerSchema(let path, let found, let known):
+      return
+        "\(path) was written by a newer catalogue (schema \(found); this build knows up to \(known)): "
+        + "upgrade catalogue to open it; the library was left untouched"
+    case .invalidReview(let problems):
+      return "invalid review: " + problems.joined(separator: "; ")
+    case .reviewNotFound(let reference):
+      return "no review \(reference): `catalogue list` shows the ids"
+    case .ambiguousReview(let prefix, let candidates):
+      return "review id \(prefix) is ambiguous: it starts \(candidates.joined(separator: ", ")); give more digits"
+    case .badReviewReference(let reference):
+      return "\(reference) is not a review id: ids are hexadecimal, at least 4 digits of one"
+    case .imageNotFound(let review, let reference):
+      return "review \(review) has no image \(reference): give a position (1, 2, …) or a prefix of the image's hash"
+    case .ambiguousImage(let review, let reference, let candidates):
+      return "image \(reference) of review \(review) is ambiguous: it starts \(candidates.joined(separator: ", "))"
+    case .imageAlreadyAttached(let review, let sha256, let position):
+      return "review \(review) already has this picture (\(sha256.prefix(12))) at position \(position)"
+    case .imageRejected(let file, let reason):
+      return "\(file): \(reason)"
+    case .io(let operation, let path, let code):
+      return "cannot \(operation) \(path): \(Errno.describe(code))"
+    case .database(let error):
+      if error.isBusy {
+        return "the library is busy: another catalogue command held it too long (\(error.message)); try again"
+      }
+      return "\(error)"
+    case .badSetting(let key, let value):
+      return "library setting \(key) holds \(value), which this build cannot use"
+    case .invalidArgument(let text):
+      return text
+    }
+  }
+}
+
+extension CatalogueError {
+  /// Wraps a SQLite failure.
+  init(_ error: DatabaseError) { self = .database(error) }
+}

@@ -1,0 +1,238 @@
+import CSQLite3
+
+/// A value bound to or read from a statement.
+enum SQLValue: Equatable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+  case blob([UInt8])
+}
+
+extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+  init(stringLiteral value: String) { self = .text(value) }
+  init(integerLiteral value: Int64) { self = .integer(value) }
+  init(_ value: Int) { self = .integer(Int64(value)) }
+  init(_ value: Bool) { self = .integer(value ? 1 : 0) }
+  init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+}
+
+/// One SQLite connection: the only file that calls SQLite's C API.
+///
+/// Not `Sendable`: a connection has one owner (the `Library` that opened it). Every C status is
+/// converted at the first Swift call, in `check`.
+final class Database {
+  private let handle: OpaquePointer
+  let path: String
+  private var statements: [String: Statement] = [:]
+
+  /// Opens (or, with `create`, creates) the database at `path`.
+  /// The corresponding C function is `sqlite3_open_v2`.
+  init(path: String, create: Bool) throws(DatabaseError) {
+    var connection: OpaquePointer?
+    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+    if create { flags |= SQLITE_OPEN_CREATE }
+    let status = sqlite3_open_v2(path, &connection, flags, nil)
+    guard let connection else {
+      throw DatabaseError(code: status, message: "out of memory opening \(path)")
+    }
+    guard status == SQLITE_OK else {
+      let error = DatabaseError(code: status, message: String(cString: sqlite3_errmsg(connection)))
+      sqlite3_close_v2(connection)
+      throw error
+    }
+    self.handle = connection
+    self.path = path
+  }
+
+  deinit {
+    statements.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// Converts a C status into a thrown error.
+  fileprivate func check(_ status: Int32, sql: String? = nil) throws(DatabaseError) {
+    guard status != SQLITE_OK && status != SQLITE_ROW && status != SQLITE_DONE else { return }
+    throw DatabaseError(
+      code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+      sql: sql)
+  }
+
+  /// How long a statement waits for another connection's lock before failing.
+  /// The corresponding C function is `sqlite3_busy_timeout`.
+  func setBusyTimeout(milliseconds: Int32) throws(DatabaseError) {
+    try check(sqlite3_busy_timeout(handle, milliseconds))
+  }
+
+  /// Runs one or more statements that take no parameters and return no rows worth reading.
+  /// The corresponding C function is `sqlite3_exec`.
+  func execute(_ sql: String) throws(DatabaseError) {
+    var message: UnsafeMutablePointer<CChar>?
+    let status = sqlite3_exec(handle, sql, nil, nil, &message)
+    if status != SQLITE_OK {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+      sqlite3_free(message)
+      throw DatabaseError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+    }
+  }
+
+  /// A prepared statement for `sql`, cached for the connection's life, reset and unbound.
+  /// The corresponding C function is `sqlite3_prepare_v3`.
+  func statement(_ sql: String) throws(DatabaseError) -> Statement {
+    if let cached = statements[sql] {
+      cached.reset()
+      return cached
+    }
+    var prepared: OpaquePointer?
+    try check(
+      sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil),
+      sql: sql)
+    guard let prepared else {
+      throw DatabaseError(code: SQLITE_MISUSE, message: "no statement in the SQL", sql: sql)
+    }
+    let statement = Statement(database: self, handle: prepared, sql: sql)
+    statements[sql] = statement
+    return statement
+  }
+
+  /// Runs `sql` with `arguments` and returns every row, each read by `row`.
+  func query<T>(
+    _ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws(DatabaseError) -> T
+  ) throws(DatabaseError) -> [T] {
+    let statement = try statement(sql)
+    try statement.bind(arguments)
+    var rows: [T] = []
+    while try statement.step() { rows.append(try row(statement)) }
+    return rows
+  }
+
+  /// Runs `sql` with `arguments`, ignoring any rows.
+  func run(_ sql: String, _ arguments: [SQLValue] = []) throws(DatabaseError) {
+    let statement = try statement(sql)
+    try statement.bind(arguments)
+    while try statement.step() {}
+  }
+
+  /// The first column of the first row, or `nil` without rows.
+  func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws(DatabaseError) -> SQLValue? {
+    try query(sql, arguments) { $0.value(0) }.first
+  }
+
+  /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so
+  /// that a writer waits for another at the start (within the busy timeout) instead of failing
+  /// halfway; commits when `body` returns, rolls back when it throws.
+  ///
+  /// Inside another write transaction, `body` simply joins it.
+  func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+    if isInTransaction { return try body() }
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  /// Runs `body` in a read transaction, so that everything it reads is one snapshot. Inside
+  /// another transaction, `body` simply joins it.
+  func readTransaction<T>(_ body: () throws -> T) throws -> T {
+    if isInTransaction { return try body() }
+    try execute("BEGIN DEFERRED")
+    defer { try? execute("COMMIT") }
+    return try body()
+  }
+
+  /// Rows changed by the last statement. The corresponding C function is `sqlite3_changes`.
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// Whether a transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
+  var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  fileprivate var rawHandle: OpaquePointer { handle }
+}
+
+/// A prepared statement, owned and cached by its `Database`.
+final class Statement {
+  private unowned let database: Database
+  private let handle: OpaquePointer
+  let sql: String
+
+  fileprivate init(database: Database, handle: OpaquePointer, sql: String) {
+    self.database = database
+    self.handle = handle
+    self.sql = sql
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  /// The corresponding C functions are `sqlite3_reset` and `sqlite3_clear_bindings`.
+  func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  /// Binds `values` to the parameters in order. The corresponding C functions are the
+  /// `sqlite3_bind_*` family; text and blobs are copied (`SQLITE_TRANSIENT`).
+  func bind(_ values: [SQLValue]) throws(DatabaseError) {
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let status: Int32
+      switch value {
+      case .null: status = sqlite3_bind_null(handle, index)
+      case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+      case .real(let number): status = sqlite3_bind_double(handle, index, number)
+      case .text(let text):
+        status = sqlite3_bind_text(handle, index, text, -1, csqlite3_transient())
+      case .blob(let bytes):
+        status = bytes.withUnsafeBytes {
+          sqlite3_bind_blob64(
+            handle, index, $0.baseAddress, sqlite3_uint64($0.count), csqlite3_transient())
+        }
+      }
+      try database.check(status, sql: sql)
+    }
+  }
+
+  /// Advances to the next row: `true` with a row to read, `false` when done.
+  /// The corresponding C function is `sqlite3_step`.
+  func step() throws(DatabaseError) -> Bool {
+    let status = sqlite3_step(handle)
+    if status == SQLITE_ROW { return true }
+    if status == SQLITE_DONE { return false }
+    let error = DatabaseError(
+      code: sqlite3_extended_errcode(database.rawHandle),
+      message: String(cString: sqlite3_errmsg(database.rawHandle)), sql: sql)
+    sqlite3_reset(handle)
+    throw error
+  }
+
+  func value(_ column: Int32) -> SQLValue {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+    case SQLITE_TEXT: return .text(text(column))
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(handle, column))
+      guard let bytes = sqlite3_column_blob(handle, column), count > 0 else { return .blob([]) }
+      return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+    default: return .null
+    }
+  }
+
+  func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+  func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
+
+  func text(_ column: Int32) -> String {
+    guard let text = sqlite3_column_text(handle, column) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, column))
+    return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+  }
+
+  func optionalText(_ column: Int32) -> String? {
+    sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(column)
+  }
+}

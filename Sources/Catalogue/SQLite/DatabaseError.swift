@@ -1,0 +1,30 @@
+/// A failure reported by SQLite, with what was being done.
+public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// SQLite's extended result code.
+  public var code: Int32
+  /// SQLite's message for the failure.
+  public var message: String
+  /// The statement that failed, when there was one.
+  public var sql: String?
+
+  public init(code: Int32, message: String, sql: String? = nil) {
+    self.code = code
+    self.message = message
+    self.sql = sql
+  }
+
+  /// The primary result code (the low byte of the extended one).
+  public var primaryCode: Int32 { code & 0xFF }
+
+  /// Another connection held the database for longer than the busy timeout.
+  public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }  // SQLITE_BUSY, SQLITE_LOCKED
+
+  /// A constraint (CHECK, UNIQUE, FOREIGN KEY, NOT NULL) refused the change.
+  public var isConstraintViolation: Bool { primaryCode == 19 }  // SQLITE_CONSTRAINT
+
+  public var description: String {
+    var text = "database error \(code): \(message)"
+    if let sql { text += " (in: \(sql.split(whereSeparator: \.isNewline).joined(separator: " ")))" }
+    return text
+  }
+}

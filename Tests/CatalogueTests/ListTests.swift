@@ -1,0 +1,104 @@
+@testable import Catalogue
+import Foundation
+import Testing
+
+@Suite("Listing, filtering, searching")
+struct ListTests {
+  /// Seven reviews with known fields, created a minute apart.
+  static func sample() throws -> TestLibrary {
+    let test = try TestLibrary()
+    let rows: [(String, Int, String, Bool, String)] = [
+      ("DC's best movie yet: Shazam!", 5, "movie", true, "A boy becomes a superhero and the film is funny."),
+      ("The Biggest Error in Avengers Endgame!", 4, "movie", false, "Time travel rules are bent."),
+      ("John Wick 3 and the Endless Action!", 4, "movie", false, "Endless action, precise choreography."),
+      ("Black Ops 4 Where are the Changes?", 2, "game", false, "The battle royale mode is new."),
+      ("Morgan's Reviews the Best App Ever", 5, "app", true, "An app for writing reviews."),
+      ("Computer Science the best subject", 5, "education", false, "Algorithms and data structures."),
+      ("SuperStore the soon to be superstar show", 4, "tv", false, "A workplace comedy in a superstore."),
+    ]
+    for (index, row) in rows.enumerated() {
+      try test.library.create(
+        ReviewDraft(title: row.0, body: row.4, rating: row.1, category: row.2, favorite: row.3),
+        now: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 60))
+    }
+    return test
+  }
+
+  func titles(_ page: ReviewPage) -> [String] { page.reviews.map(\.title) }
+
+  @Test func newestFirstByDefault() throws {
+    let test = try Self.sample()
+    let page = try test.library.list()
+    #expect(page.total == 7)
+    #expect(page.reviews.first?.title == "SuperStore the soon to be superstar show")
+    #expect(page.reviews.last?.title == "DC's best movie yet: Shazam!")
+  }
+
+  @Test func filters() throws {
+    let test = try Self.sample()
+    #expect(try test.library.list(ReviewQuery(category: .movie)).total == 3)
+    #expect(try test.library.list(ReviewQuery(minimumRating: 5)).total == 3)
+    #expect(titles(try test.library.list(ReviewQuery(favoritesOnly: true, sort: .title))) == [
+      "DC's best movie yet: Shazam!", "Morgan's Reviews the Best App Ever",
+    ])
+    #expect(try test.library.list(ReviewQuery(category: .movie, minimumRating: 5)).total == 1)
+    #expect(throws: CatalogueError.invalidArgument("minimum rating 6 is outside 0–5")) {
+      try test.library.list(ReviewQuery(minimumRating: 6))
+    }
+  }
+
+  @Test func sorting() throws {
+    let test = try Self.sample()
+    let byTitle = titles(try test.library.list(ReviewQuery(sort: .title)))
+    #expect(byTitle.first == "Black Ops 4 Where are the Changes?")
+    #expect(byTitle.last == "The Biggest Error in Avengers Endgame!")
+    #expect(titles(try test.library.list(ReviewQuery(sort: .title, reversed: true))) == byTitle.reversed())
+    let byRating = try test.library.list(ReviewQuery(sort: .rating)).reviews.map(\.rating)
+    #expect(byRating == [5, 5, 5, 4, 4, 4, 2])
+    let oldest = try test.library.list(ReviewQuery(sort: .created, reversed: true))
+    #expect(oldest.reviews.first?.title == "DC's best movie yet: Shazam!")
+  }
+
+  @Test func paging() throws {
+    let test = try Self.sample()
+    let all = titles(try test.library.list(ReviewQuery(sort: .title)))
+    let first = try test.library.list(ReviewQuery(sort: .title, limit: 3))
+    let second = try test.library.list(ReviewQuery(sort: .title, limit: 3, offset: 3))
+    let third = try test.library.list(ReviewQuery(sort: .title, limit: 3, offset: 6))
+    #expect(first.total == 7 && second.total == 7)
+    #expect(titles(first) + titles(second) + titles(third) == all)
+    #expect(third.reviews.count == 1)
+  }
+
+  @Test func fullTextSearch() throws {
+    let test = try Self.sample()
+    // Words, in any order, title or body.
+    #expect(titles(try test.library.list(ReviewQuery(search: "action endless"))) == ["John Wick 3 and the Endless Action!"])
+    // Prefixes.
+    #expect(try test.library.list(ReviewQuery(search: "super*")).total == 2)
+    // Phrases.
+    #expect(titles(try test.library.list(ReviewQuery(search: "\"battle royale\""))) == ["Black Ops 4 Where are the Changes?"])
+    #expect(try test.library.list(ReviewQuery(search: "\"royale battle\"")).total == 0)
+    // Case and diacritics do not matter.
+    #expect(try test.library.list(ReviewQuery(search: "ÁLGORITHMS")).total == 1)
+    // Text the FTS5 grammar would choke on is taken as words.
+    #expect(try test.library.list(ReviewQuery(search: "shazam! ( \"")).total == 1)
+    #expect(try test.library.list(ReviewQuery(search: "shazam NEAR")).total == 0)
+    #expect(throws: CatalogueError.invalidArgument("search \"!!!\" has no words to look for")) {
+      try test.library.list(ReviewQuery(search: "!!!"))
+    }
+    // Combined with filters.
+    #expect(try test.library.list(ReviewQuery(category: .tv, search: "super*")).total == 1)
+  }
+
+  @Test func searchFollowsEditsAndDeletes() throws {
+    let test = try Self.sample()
+    let wick = try test.library.list(ReviewQuery(search: "wick")).reviews[0]
+    try test.library.update(wick.id, with: ReviewDraft(title: "Parabellum", body: "Dogs.", rating: 4, category: "movie"))
+    #expect(try test.library.list(ReviewQuery(search: "wick")).total == 0)
+    #expect(try test.library.list(ReviewQuery(search: "parabellum")).total == 1)
+    try test.library.delete(wick.id)
+    #expect(try test.library.list(ReviewQuery(search: "parabellum")).total == 0)
+    #expect(try test.library.database.scalar("INSERT INTO reviews_fts(reviews_fts) VALUES('integrity-check')") == nil)
+  }
+}

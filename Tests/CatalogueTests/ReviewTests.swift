@@ -1,0 +1,106 @@
+@testable import Catalogue
+import Foundation
+import Testing
+
+@Suite("Review records")
+struct ReviewTests {
+  @Test func everyFieldRoundTrips() throws {
+    let test = try TestLibrary()
+    let body = String(repeating: "Ünïcødé body line with emoji 🎬🍿 and עברית right-to-left.\n", count: 16_000)
+    #expect(body.utf8.count > 1_000_000)
+    let created = try test.library.create(
+      ReviewDraft(title: "Amélie 🎬 — فيلم", body: body, rating: 5, category: "movie", favorite: true),
+      now: Date(timeIntervalSince1970: 1_700_000_000.123))
+    let reopened = try Library(opening: test.path)
+    let review = try reopened.review(created.id)
+    #expect(review.title == "Amélie 🎬 — فيلم")
+    #expect(review.body == body.trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(review.rating == 5)
+    #expect(review.category == .movie)
+    #expect(review.favorite)
+    #expect(DateText.format(review.created) == "2023-11-14T22:13:20.123Z")
+    #expect(review.updated == review.created)
+    #expect(review.id.count == 16)
+  }
+
+  @Test func whitespaceIsTrimmedAndCategoriesNormalised() throws {
+    let test = try TestLibrary()
+    let review = try test.library.create(draft("  Padded title \n", category: "  TV ", body: "\n\n  text  \n"))
+    #expect(review.title == "Padded title")
+    #expect(review.body == "text")
+    #expect(review.category == .tv)
+    let custom = try test.library.create(draft(category: "Board Game"))
+    #expect(custom.category.rawValue == "board game")
+    #expect(!custom.category.isKnown)
+  }
+
+  @Test func validationReportsEveryProblemAtOnce() throws {
+    let test = try TestLibrary()
+    #expect(throws: CatalogueError.invalidReview(["title is empty", "rating 7 is outside 0–5", "category is empty"])) {
+      try test.library.create(draft("   ", rating: 7, category: ""))
+    }
+    let error = CatalogueError.invalidReview(["title is empty", "rating 7 is outside 0–5"])
+    #expect(error.description == "invalid review: title is empty; rating 7 is outside 0–5")
+    #expect(throws: CatalogueError.invalidReview(["rating -1 is outside 0–5"])) {
+      try test.library.create(draft(rating: -1))
+    }
+    #expect(try test.library.list().total == 0)
+  }
+
+  @Test func editChangesFieldsAndTheUpdatedTime() throws {
+    let test = try TestLibrary()
+    let original = try test.library.create(draft("Before"), now: Date(timeIntervalSince1970: 1000))
+    let edited = try test.library.update(
+      String(original.id.prefix(6)), with: draft("After", rating: 2, category: "game"),
+      now: Date(timeIntervalSince1970: 2000))
+    #expect(edited.id == original.id)
+    #expect(edited.title == "After" && edited.rating == 2 && edited.category == .game)
+    #expect(edited.created == original.created)
+    #expect(edited.updated == Date(timeIntervalSince1970: 2000))
+    #expect(throws: CatalogueError.invalidReview(["rating 9 is outside 0–5"])) {
+      try test.library.update(original.id, with: draft(rating: 9))
+    }
+    #expect(try test.library.review(original.id).rating == 2)
+  }
+
+  @Test func deleteRemovesTheRecord() throws {
+    let test = try TestLibrary()
+    let review = try test.library.create(draft())
+    try test.library.delete(review.id)
+    #expect(throws: CatalogueError.reviewNotFound(review.id)) { try test.library.review(review.id) }
+    #expect(try test.library.list().total == 0)
+    #expect(throws: CatalogueError.reviewNotFound(review.id)) { try test.library.delete(review.id) }
+  }
+
+  @Test func idPrefixesResolveLikeGit() throws {
+    let test = try TestLibrary()
+    var ids: [String] = []
+    for index in 0..<40 { ids.append(try test.library.create(draft("Review \(index)")).id) }
+    let id = ids[0]
+    #expect(try test.library.resolve(id) == id)
+    #expect(try test.library.resolve(id.uppercased()) == id)
+    // Some prefix of each id is unique.
+    let unique = (4...16).first { length in ids.filter { $0.hasPrefix(id.prefix(length)) }.count == 1 }!
+    #expect(try test.library.resolve(String(id.prefix(unique))) == id)
+    #expect(throws: CatalogueError.badReviewReference("abc")) { try test.library.resolve("abc") }
+    #expect(throws: CatalogueError.badReviewReference("xyz123")) { try test.library.resolve("xyz123") }
+    let missing = ids.contains { $0.hasPrefix("0000") } ? "ffff0000" : "0000"
+    if !ids.contains(where: { $0.hasPrefix(missing) }) {
+      #expect(throws: CatalogueError.reviewNotFound(missing)) { try test.library.resolve(missing) }
+    }
+  }
+
+  @Test func ambiguousPrefixListsTheCandidates() throws {
+    let test = try TestLibrary()
+    // Two ids that share a prefix, written directly.
+    for (index, id) in ["abcd000000000001", "abcd000000000002"].enumerated() {
+      try test.library.database.run(
+        "INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated) VALUES (?, ?, '', 3, 'movie', 0, ?, ?)",
+        [.text(id), .text("T\(index)"), .text("2026-01-01T00:00:00.000Z"), .text("2026-01-01T00:00:00.000Z")])
+    }
+    #expect(throws: CatalogueError.ambiguousReview(prefix: "abcd", candidates: ["abcd000000000001", "abcd000000000002"])) {
+      try test.library.resolve("abcd")
+    }
+    #expect(try test.library.resolve("abcd000000000002") == "abcd000000000002")
+  }
+}

@@ -1,0 +1,71 @@
+@testable import Catalogue
+import Foundation
+import Testing
+
+/// A fresh folder per test, removed afterwards.
+final class TemporaryFolder {
+  let path: String
+
+  init() {
+    var template = Array("\(NSTemporaryDirectory())/catalogue-test-XXXXXX".utf8CString)
+    path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  func file(_ name: String) -> String { "\(path)/\(name)" }
+}
+
+/// A library in a fresh temporary folder.
+struct TestLibrary {
+  let folder = TemporaryFolder()
+  let library: Library
+
+  init() throws {
+    library = try Library.create(at: "\(folder.path)/Library")
+  }
+
+  var path: String { library.path }
+}
+
+enum Fixture {
+  static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+  static func image(_ name: String) -> String { root.appendingPathComponent("images/\(name)").path }
+  static func hostile(_ name: String) -> String { root.appendingPathComponent("hostile/\(name)").path }
+  static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+}
+
+/// Every file below `folder` with its SHA-256, to show that nothing changed.
+func snapshot(_ folder: String) throws -> [String: String] {
+  var result: [String: String] = [:]
+  let enumerator = FileManager.default.enumerator(atPath: folder)
+  while let relative = enumerator?.nextObject() as? String {
+    var isFolder: ObjCBool = false
+    let full = "\(folder)/\(relative)"
+    FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
+    if isFolder.boolValue { continue }
+    result[relative] = SHA256.hex(try Fixture.bytes(full))
+  }
+  return result
+}
+
+func draft(
+  _ title: String = "A title", rating: Int = 4, category: String = "movie", body: String = "Body text.",
+  favorite: Bool = false
+) -> ReviewDraft {
+  ReviewDraft(title: title, body: body, rating: rating, category: category, favorite: favorite)
+}
+
+/// Every record's files exist with the recorded size: the promise the write protocol keeps.
+func expectNoDanglingRecords(_ library: Library, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  let page = try library.list(ReviewQuery(limit: 1_000_000))
+  for summary in page.reviews {
+    for image in try library.review(summary.id).images {
+      #expect(library.files.size(of: image.image.original) == image.image.bytes, "\(image.image.original) missing", sourceLocation: sourceLocation)
+      #expect(library.files.size(of: image.image.thumbnail) != nil, "\(image.image.thumbnail) missing", sourceLocation: sourceLocation)
+    }
+  }
+}
