@@ -1,0 +1,112 @@
+@testable import Catalogue
+import Foundation
+import Synchronization
+import Glibc
+import Testing
+
+@Suite("Faults leave the old state or the new one, never a dangling record")
+struct FaultTests {
+  /// A library with one review holding one image, and two more pictures to attach.
+  static func setUp() throws -> (TestLibrary, Review) {
+    let test = try TestLibrary()
+    let review = try test.library.create(draft())
+    _ = try test.library.attach(files: [Fixture.image("baseline.jpg")], to: review.id)
+    return (test, try test.library.review(review.id))
+  }
+
+  static let newFiles = [Fixture.image("progressive.jpg"), Fixture.image("rgb-8.png")]
+
+  @Test(arguments: FileStep.allCases)
+  func aFailedWriteStepLinksNothing(step: FileStep) throws {
+    let (test, before) = try Self.setUp()
+    let store = try #require(test.library.files as? LocalFileStore)
+    var calls = 0
+    store.faultHook = { (current, path) throws(CatalogueError) in
+      guard current == step else { return }
+      calls += 1
+      // Fail the second time the step comes, so that some files are already written.
+      if calls == 2 { throw .io(operation: "write", path: path, code: ENOSPC) }
+    }
+    do {
+      _ = try test.library.attach(files: Self.newFiles, to: before.id)
+      // createFolder happens only once for fresh folders; then nothing failed.
+      #expect(calls < 2, "attach succeeded although \(step) failed")
+    } catch {
+      #expect(error.description.hasSuffix("No space left on device"))
+      #expect(try test.library.review(before.id) == before)
+    }
+    store.faultHook = nil
+    try expectNoDanglingRecords(test.library)
+    // The error path removes its temporary file.
+    let leftovers = try test.library.storedFiles().filter(Library.isTemporary)
+    #expect(leftovers.isEmpty)
+  }
+
+  @Test func aFailureBeforeCommitLeavesOnlyUnreferencedFiles() throws {
+    let (test, before) = try Self.setUp()
+    test.library.beforeCommitHook = { () throws(CatalogueError) in
+      throw .io(operation: "commit", path: test.path, code: EIO)
+    }
+    #expect(throws: CatalogueError.io(operation: "commit", path: test.path, code: EIO)) {
+      try test.library.attach(files: Self.newFiles, to: before.id)
+    }
+    test.library.beforeCommitHook = nil
+    #expect(try test.library.review(before.id) == before)
+    try expectNoDanglingRecords(test.library)
+    // Two originals and two thumbnails were written and are now unreferenced.
+    #expect(try test.library.unreferencedFiles().count == 4)
+    try test.library.removeUnreferencedFiles()
+    #expect(try test.library.unreferencedFiles().isEmpty)
+    // And the attach works when tried again.
+    #expect(try test.library.attach(files: Self.newFiles, to: before.id).attached.count == 2)
+    try expectNoDanglingRecords(test.library)
+  }
+
+  @Test func aReplaceThatFailsKeepsTheOldImage() throws {
+    let (test, before) = try Self.setUp()
+    test.library.beforeCommitHook = { () throws(CatalogueError) in
+      throw .io(operation: "commit", path: test.path, code: EIO)
+    }
+    #expect(throws: CatalogueError.self) {
+      try test.library.replace(before.id, image: "1", with: Self.newFiles[0])
+    }
+    #expect(try test.library.review(before.id) == before)
+    try expectNoDanglingRecords(test.library)
+  }
+
+  @Test func diskFullIsAClearError() {
+    let error = CatalogueError.io(operation: "write", path: "/lib/originals/ab/x.jpg", code: ENOSPC)
+    #expect(error.description == "cannot write /lib/originals/ab/x.jpg: No space left on device")
+    let denied = CatalogueError.io(operation: "create", path: "/lib/originals/ab/.tmp-x", code: EACCES)
+    #expect(denied.description == "cannot create /lib/originals/ab/.tmp-x: Permission denied")
+  }
+}
+
+@Suite("Two writers at once")
+struct ConcurrencyTests {
+  @Test func twoConnectionsWritingAtOnceLoseNothing() throws {
+    let test = try TestLibrary()
+    let path = test.path
+    let pictures = ["baseline.jpg", "progressive.jpg", "rgb-8.png", "grayscale.jpg"].map(Fixture.image)
+    let failures = Mutex<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 2) { writer in
+      do {
+        let library = try Library(opening: path)
+        for index in 0..<15 {
+          let review = try library.create(draft("Writer \(writer) review \(index)"))
+          let report = try library.attach(files: [pictures[(writer * 2 + index) % pictures.count]], to: review.id, jobs: 1)
+          if report.attached.count != 1 { failures.withLock { $0.append("\(report.failures)") } }
+        }
+      } catch {
+        failures.withLock { $0.append("writer \(writer): \(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    let page = try test.library.list(ReviewQuery(limit: 100))
+    #expect(page.total == 30)
+    #expect(Set(page.reviews.map(\.title)).count == 30)
+    #expect(page.reviews.allSatisfy { $0.imageCount == 1 })
+    try expectNoDanglingRecords(test.library)
+    #expect(try test.library.unreferencedFiles().isEmpty)
+  }
+}

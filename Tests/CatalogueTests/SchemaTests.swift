@@ -1,0 +1,83 @@
+@testable import Catalogue
+import Foundation
+import ImagePipeline
+import Testing
+
+@Suite("Opening libraries and the schema")
+struct SchemaTests {
+  @Test func aFolderWithoutADatabaseIsNotALibrary() throws {
+    let folder = TemporaryFolder()
+    #expect(throws: CatalogueError.notALibrary(path: folder.path)) { try Library(opening: folder.path) }
+    #expect(try snapshot(folder.path).isEmpty)
+    let missing = folder.file("missing")
+    #expect(throws: CatalogueError.notALibrary(path: missing)) { try Library(opening: missing) }
+    #expect(!FileManager.default.fileExists(atPath: missing))
+  }
+
+  @Test func creatingTwiceIsRefused() throws {
+    let test = try TestLibrary()
+    #expect(throws: CatalogueError.alreadyALibrary(path: test.path)) { try Library.create(at: test.path) }
+  }
+
+  @Test func aNewerSchemaIsRefusedUntouched() throws {
+    let test = try TestLibrary()
+    try test.library.create(draft())
+    try test.library.database.execute("PRAGMA user_version = \(Schema.current + 1)")
+    try test.library.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    let before = try snapshot(test.path)
+    #expect(throws: CatalogueError.newerSchema(path: test.path, found: Schema.current + 1, known: Schema.current)) {
+      try Library(opening: test.path)
+    }
+    #expect(try snapshot(test.path) == before)
+  }
+
+  @Test func theVersionOneFixtureOpensWithItsReviews() throws {
+    // Fixtures/libraries/v1.sql is a dump of a library written by schema version 1; later
+    // schemas must migrate it.
+    let folder = TemporaryFolder()
+    let dump = try String(contentsOf: Fixture.root.appendingPathComponent("libraries/v1.sql"), encoding: .utf8)
+    do {
+      let database = try Database(path: folder.file(LibraryLayout.database), create: true)
+      try database.execute(dump)
+    }
+    let library = try Library(opening: folder.path)
+    #expect(try library.schemaVersion == Schema.current)
+    let page = try library.list(ReviewQuery(sort: .title))
+    #expect(page.reviews.map(\.title) == ["Grave of the Fireflies", "Outer Wilds"])
+    #expect(page.reviews.map(\.rating) == [5, 4])
+    #expect(try library.list(ReviewQuery(search: "loop")).total == 1)
+  }
+
+  @Test func migrationsRunInOrderEachInOneTransaction() throws {
+    let test = try TestLibrary()
+    let database = test.library.database
+    let later = Schema.migrations + [
+      Schema.Migration(version: Schema.current + 1, sql: "CREATE TABLE later (x INTEGER)"),
+      Schema.Migration(version: Schema.current + 2, sql: "ALTER TABLE later ADD COLUMN y TEXT"),
+    ]
+    try Schema.migrate(database, path: test.path, migrations: later)
+    #expect(try Schema.version(of: database) == Schema.current + 2)
+    #expect(try database.scalar("SELECT count(*) FROM pragma_table_info('later')") == .integer(2))
+
+    // A migration that fails leaves the version before it, and none of its changes.
+    let broken = later + [
+      Schema.Migration(
+        version: Schema.current + 3, sql: "CREATE TABLE half (x INTEGER); THIS IS NOT SQL"),
+    ]
+    #expect(throws: CatalogueError.self) { try Schema.migrate(database, path: test.path, migrations: broken) }
+    #expect(try Schema.version(of: database) == Schema.current + 2)
+    #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'half'") == .integer(0))
+  }
+
+  @Test func settingsPersist() throws {
+    let test = try TestLibrary()
+    try test.library.setThumbnailSpec(ThumbnailSpec(longestEdge: 128, mode: .square))
+    try test.library.setPixelBudget(1_000_000)
+    let reopened = try Library(opening: test.path)
+    #expect(reopened.thumbnailSpec.name == "128-square-q85")
+    #expect(reopened.decodeOptions.pixelBudget == 1_000_000)
+    let review = try reopened.create(draft())
+    let report = try reopened.attach(files: [Fixture.image("large-1600x1200.jpg")], to: review.id)
+    #expect(report.failures.first?.error.description.contains("too many pixels") == true)
+  }
+}
