@@ -42,6 +42,13 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // Record operations on a large library (see Benchmarks/README.md); not part of the tests.
+    .executableTarget(
+      name: "catalogue-bench",
+      dependencies: ["Catalogue", "ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+
     .testTarget(
       name: "ImagePipelineTests",
       dependencies: ["ImagePipeline"],

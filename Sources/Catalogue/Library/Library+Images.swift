@@ -176,11 +176,33 @@ extension Library {
         }
       }
     }
+    return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
+  }
+
+  /// Attaches pictures prepared already (see ``PreparedImage/make(bytes:source:spec:options:)``):
+  /// their files are written, then linked in one transaction.
+  public func attach(
+    prepared images: [PreparedImage], to reference: String, cover: String? = nil, now: Date = Date()
+  ) throws(CatalogueError) -> AttachReport {
+    let id = try resolve(reference)
+    let lock = try LibraryLock(folder: path, mode: .shared)
+    defer { withExtendedLifetime(lock) {} }
+    var stored: [(source: String, image: StoredImage)] = []
+    for image in images { stored.append((image.source, try store(image))) }
+    return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
+  }
+
+  /// Links stored pictures to a review after its current images, in one transaction.
+  private func link(
+    _ stored: [(source: String, image: StoredImage)], failures: [ImportFailure], to id: String,
+    reference: String, cover: String?, now: Date
+  ) throws(CatalogueError) -> AttachReport {
+    var failures = failures
     let attachedHashes = try write { () throws(CatalogueError) -> [String] in
-      let current = try images(of: id)
       guard try sql({ () throws(DatabaseError) in
         try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
       }) else { throw .reviewNotFound(reference) }
+      let current = try images(of: id)
       var hashes = current.map(\.image.sha256)
       var added: [String] = []
       for (source, image) in stored {

@@ -66,31 +66,53 @@ extension Library {
   /// Adds a review. The draft is validated first; every problem is reported at once.
   @discardableResult
   public func create(_ draft: ReviewDraft, now: Date = Date()) throws(CatalogueError) -> Review {
-    let fields = try draft.validated()
-    let stamp = DateText.format(now)
-    let id = try write { () throws(CatalogueError) -> String in
-      for _ in 0..<8 {
-        let id = randomHex(8)
-        let taken = try sql { () throws(DatabaseError) in
-          try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
-        }
-        if taken { continue }
-        try sql { () throws(DatabaseError) in
-          try database.run(
-            """
-            INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-              .text(id), .text(fields.title), .text(fields.body), SQLValue(fields.rating),
-              .text(fields.category.rawValue), SQLValue(fields.favorite), .text(stamp), .text(stamp),
-            ])
-        }
-        return id
+    try review(create([draft], now: now)[0])
+  }
+
+  /// Adds many reviews in one transaction (all or none) and returns their ids in order. A draft
+  /// with problems fails the whole call; the error names its position when there are several.
+  @discardableResult
+  public func create(_ drafts: [ReviewDraft], now: Date = Date()) throws(CatalogueError) -> [String] {
+    var rows: [[SQLValue]] = []
+    rows.reserveCapacity(drafts.count)
+    let stamp = SQLValue.text(DateText.format(now))
+    for (index, draft) in drafts.enumerated() {
+      do {
+        let fields = try draft.validated()
+        rows.append([
+          .text(fields.title), .text(fields.body), SQLValue(fields.rating),
+          .text(fields.category.rawValue), SQLValue(fields.favorite), stamp, stamp,
+        ])
+      } catch {
+        guard drafts.count > 1, case .invalidReview(let problems) = error else { throw error }
+        throw .invalidReview(problems.map { "review \(index + 1): \($0)" })
       }
-      throw .invalidArgument("could not find a free review id; is the random generator broken?")
     }
-    return try review(id)
+    return try write { () throws(CatalogueError) -> [String] in
+      var ids: [String] = []
+      for row in rows { ids.append(try insertReview(row)) }
+      return ids
+    }
+  }
+
+  /// Inserts one validated row under a fresh random id.
+  private func insertReview(_ fields: [SQLValue]) throws(CatalogueError) -> String {
+    for _ in 0..<8 {
+      let id = randomHex(8)
+      do {
+        try database.run(
+          """
+          INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """, [.text(id)] + fields)
+        return id
+      } catch where error.isConstraintViolation {
+        continue  // the id is taken: draw again
+      } catch {
+        throw .database(error)
+      }
+    }
+    throw .invalidArgument("could not find a free review id; is the random generator broken?")
   }
 
   /// Replaces a review's fields with `draft`'s (validated as for `create`).
@@ -243,48 +265,58 @@ extension Library {
     let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
 
     let sort = query.sort ?? (query.search == nil ? .updated : .relevance)
+    // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
+    // gives the order and a deep page needs no sort.
     let order: String
     switch (sort, query.reversed) {
-    case (.title, false): order = "r.title COLLATE NOCASE ASC, r.id"
-    case (.title, true): order = "r.title COLLATE NOCASE DESC, r.id"
-    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE, r.id"
-    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE, r.id"
-    case (.created, false): order = "r.created DESC, r.id"
-    case (.created, true): order = "r.created ASC, r.id"
-    case (.updated, false): order = "r.updated DESC, r.id"
-    case (.updated, true): order = "r.updated ASC, r.id"
+    case (.title, false): order = "r.title COLLATE NOCASE ASC, r.seq ASC"
+    case (.title, true): order = "r.title COLLATE NOCASE DESC, r.seq DESC"
+    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE, r.seq"
+    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE, r.seq"
+    case (.created, false): order = "r.created DESC, r.seq DESC"
+    case (.created, true): order = "r.created ASC, r.seq ASC"
+    case (.updated, false): order = "r.updated DESC, r.seq DESC"
+    case (.updated, true): order = "r.updated ASC, r.seq ASC"
     case (.relevance, let reversed):
       guard query.search != nil else {
         throw .invalidArgument("sorting by relevance needs a search")
       }
-      order = "bm25(reviews_fts) \(reversed ? "DESC" : "ASC"), r.id"
+      // FTS5's `rank` is bm25 with the ranking the table was made with.
+      order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"
     }
     return try read { () throws(CatalogueError) -> ReviewPage in
       try sql { () throws(DatabaseError) -> ReviewPage in
         let total = try database.query("SELECT count(*) FROM \(from)\(filter)", arguments) { $0.int(0) }
           .first ?? 0
-        let reviews = try database.query(
+        // The page's rows are found first from the indexes alone; only those are then read
+        // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
+        let page = try database.query(
+          "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+          arguments + [SQLValue(query.limit), SQLValue(query.offset)]
+        ) { $0.int(0) }
+        guard !page.isEmpty else { return ReviewPage(reviews: [], total: total, offset: query.offset) }
+        let placeholders = Array(repeating: "?", count: page.count).joined(separator: ", ")
+        let rows = try database.query(
           """
-          SELECT r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
+          SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
             (SELECT count(*) FROM review_images n WHERE n.review = r.id),
             \(Self.imageColumns)
-          FROM \(from)
+          FROM reviews r
           LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
           LEFT JOIN images i ON i.sha256 = c.image
-          \(filter)
-          ORDER BY \(order)
-          LIMIT ? OFFSET ?
-          """, arguments + [SQLValue(query.limit), SQLValue(query.offset)]
+          WHERE r.seq IN (\(placeholders))
+          """, page.map { SQLValue($0) }
         ) { row in
-          ReviewSummary(
-            id: row.text(0), title: row.text(1), rating: row.int(2),
-            category: Category(rawValue: row.text(3)) ?? .other, favorite: row.bool(4),
-            created: DateText.parse(row.text(5)) ?? Date(timeIntervalSince1970: 0),
-            updated: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
-            imageCount: row.int(7),
-            cover: row.optionalText(8) == nil ? nil : storedImage(row, from: 8))
+          (row.int(0), ReviewSummary(
+            id: row.text(1), title: row.text(2), rating: row.int(3),
+            category: Category(rawValue: row.text(4)) ?? .other, favorite: row.bool(5),
+            created: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
+            updated: DateText.parse(row.text(7)) ?? Date(timeIntervalSince1970: 0),
+            imageCount: row.int(8),
+            cover: row.optionalText(9) == nil ? nil : storedImage(row, from: 9)))
         }
-        return ReviewPage(reviews: reviews, total: total, offset: query.offset)
+        let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        return ReviewPage(reviews: page.compactMap { bySeq[$0] }, total: total, offset: query.offset)
       }
     }
   }

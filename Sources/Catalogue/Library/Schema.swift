@@ -63,7 +63,7 @@ enum Schema {
 
         CREATE VIRTUAL TABLE reviews_fts USING fts5 (
           title, body, content = 'reviews', content_rowid = 'seq',
-          tokenize = 'unicode61 remove_diacritics 2'
+          tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
         );
         CREATE TRIGGER reviews_fts_insert AFTER INSERT ON reviews BEGIN
           INSERT INTO reviews_fts (rowid, title, body) VALUES (new.seq, new.title, new.body);

@@ -1,0 +1,192 @@
+// Times the catalogue's record operations on a large library (Benchmarks/README.md):
+// opening a library and listing a page, full-text searches, and attaching an image that is
+// decoded already, against the cost of the fsyncs it must make.
+//
+//   catalogue-bench [--reviews 100000] [--library PATH] [--image FILE] [--runs 20]
+
+import Catalogue
+import Foundation
+import ImagePipeline
+
+import Glibc
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("catalogue-bench: \(message)\n".utf8))
+  exit(2)
+}
+
+func seconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Median and worst of `runs` timings of `body`, in milliseconds.
+func measure(_ runs: Int, _ body: () throws -> Void) rethrows -> (median: Double, worst: Double) {
+  var times: [Double] = []
+  for _ in 0..<runs {
+    let start = seconds()
+    try body()
+    times.append((seconds() - start) * 1000)
+  }
+  times.sort()
+  return (times[times.count / 2], times.last!)
+}
+
+func report(_ name: String, _ time: (median: Double, worst: Double)) {
+  let median = (time.median * 100).rounded() / 100
+  let worst = (time.worst * 100).rounded() / 100
+  print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) median \(median) ms, worst \(worst) ms")
+}
+
+var reviewCount = 100_000
+var libraryPath: String?
+var imagePath: String?
+var runs = 20
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+  func value() -> String {
+    guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
+    return value
+  }
+  func number() -> Int {
+    guard let number = Int(value()) else { fail("\(argument) takes a whole number") }
+    return number
+  }
+  switch argument {
+  case "--reviews": reviewCount = number()
+  case "--library": libraryPath = value()
+  case "--image": imagePath = value()
+  case "--runs": runs = number()
+  default: fail("unknown argument \(argument)")
+  }
+}
+
+let folder = libraryPath ?? "\(NSTemporaryDirectory())/catalogue-bench-\(reviewCount)"
+/// Review text with the word frequencies of real prose: 20,000 made-up words drawn with a
+/// Zipf distribution (the most common word is in most reviews, most words in few), so that
+/// searches meet realistic posting lists.
+struct Prose {
+  let words: [String]
+  let cumulative: [Double]
+
+  init(vocabulary: Int = 20_000) {
+    let syllables = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "or", "ni", "que", "dra", "fen", "ga", "hu", "ix", "jo"]
+    var words: [String] = []
+    var seen = Set<String>()
+    var number = 0
+    while words.count < vocabulary {
+      var word = ""
+      var value = number
+      repeat {
+        word += syllables[value % syllables.count]
+        value /= syllables.count
+      } while value > 0
+      number += 1
+      if seen.insert(word).inserted { words.append(word) }
+    }
+    self.words = words
+    var total = 0.0
+    cumulative = (1...vocabulary).map { rank in
+      total += 1 / pow(Double(rank), 1.07)
+      return total
+    }
+  }
+
+  func word(using generator: inout some RandomNumberGenerator) -> String {
+    let target = Double.random(in: 0..<cumulative.last!, using: &generator)
+    var low = 0
+    var high = cumulative.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if cumulative[middle] < target { low = middle + 1 } else { high = middle }
+    }
+    return words[low]
+  }
+}
+
+let prose = Prose()
+
+do {
+  let library: Library
+  if FileManager.default.fileExists(atPath: "\(folder)/\(LibraryLayout.database)") {
+    library = try Library(opening: folder)
+  } else {
+    library = try Library.create(at: folder)
+  }
+  var generator = SystemRandomNumberGenerator()
+  let existing = try library.list(ReviewQuery(limit: 0)).total
+  if existing < reviewCount {
+    let start = seconds()
+    var made = existing
+    let categories = Category.known.map(\.rawValue)
+    while made < reviewCount {
+      let batch = (made..<min(made + 5_000, reviewCount)).map { index -> ReviewDraft in
+        let words = (0..<Int.random(in: 40...300, using: &generator)).map { _ in
+          prose.word(using: &generator)
+        }
+        return ReviewDraft(
+          title: "Review \(index): \(words.prefix(4).joined(separator: " "))",
+          body: words.joined(separator: " "), rating: Int.random(in: 0...5, using: &generator),
+          category: categories.randomElement(using: &generator)!,
+          favorite: Int.random(in: 0..<10, using: &generator) == 0)
+      }
+      try library.create(batch)
+      made += batch.count
+    }
+    print("made \(reviewCount - existing) reviews in \(((seconds() - start) * 10).rounded() / 10) s")
+  }
+  print("library: \(folder), \(try library.list(ReviewQuery(limit: 0)).total) reviews")
+
+  report("open + list a page of 50 (newest first)", try measure(runs) {
+    let fresh = try Library(opening: folder)
+    _ = try fresh.list(ReviewQuery(limit: 50))
+  })
+  report("open + list a page of 50 by title, page 1000", try measure(runs) {
+    let fresh = try Library(opening: folder)
+    _ = try fresh.list(ReviewQuery(sort: .title, limit: 50, offset: 50_000 % max(reviewCount, 1)))
+  })
+  report("open + list movies rated 4+, favourites", try measure(runs) {
+    let fresh = try Library(opening: folder)
+    _ = try fresh.list(ReviewQuery(category: .movie, minimumRating: 4, favoritesOnly: true))
+  })
+  // The most common word (in most reviews), one of rank 100, one of rank 2,000, two words,
+  // a phrase of two common words, and a prefix.
+  let common = prose.words[0]
+  let searches = [
+    prose.words[99], prose.words[1999], "\(prose.words[99]) \(prose.words[499])",
+    "\"\(prose.words[0]) \(prose.words[1])\"", "\(prose.words[99].prefix(3))*", common,
+  ]
+  for search in searches {
+    var total = 0
+    report("open + search \(search) (page of 50)", try measure(runs) {
+      let fresh = try Library(opening: folder)
+      total = try fresh.list(ReviewQuery(search: search, limit: 50)).total
+    })
+    print("  (\(total) matches)")
+  }
+
+  // Attaching a picture decoded already: the work left is its two file writes (each with its
+  // fsyncs) and one transaction. Compared with the same writes and a bare commit alone.
+  if let imagePath {
+    let bytes = try FileIO.read(imagePath)
+    let prepared = try PreparedImage.make(
+      bytes: bytes, source: imagePath, spec: library.thumbnailSpec, options: library.decodeOptions)
+    let target = try library.create(ReviewDraft(title: "Attach target", rating: 3, category: "other"))
+    report("attach one decoded image (write, fsync, link)", try measure(runs) {
+      _ = try library.attach(prepared: [prepared], to: target.id)
+      _ = try library.detach(target.id, image: "1")
+    })
+    let scratch = LocalFileStore(root: "\(folder)-scratch")
+    try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
+    report("  for comparison: the two durable file writes", try measure(runs) {
+      try scratch.write(prepared.original, to: "bench/original")
+      try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
+    })
+    try FileManager.default.removeItem(atPath: scratch.root)
+    try library.delete(target.id)
+    try library.removeUnreferencedFiles()
+  }
+} catch {
+  fail("\(error)")
+}
