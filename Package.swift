@@ -12,6 +12,7 @@ let package = Package(
   products: [
     .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
     .library(name: "Catalogue", targets: ["Catalogue"]),
+    .executable(name: "catalogue", targets: ["catalogue"]),
   ],
   targets: [
     // System libraries: one C module each, found through pkg-config.
@@ -32,6 +33,13 @@ let package = Package(
     .target(
       name: "Catalogue",
       dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto"],
+      swiftSettings: swiftSettings
+    ),
+
+    // The command line: argument parsing and output only.
+    .executableTarget(
+      name: "catalogue",
+      dependencies: ["Catalogue", "ImagePipeline"],
       swiftSettings: swiftSettings
     ),
 

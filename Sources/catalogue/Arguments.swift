@@ -1,0 +1,164 @@
+import Foundation
+
+/// A command's options and positional arguments, as its help describes them.
+struct CommandSpec: Sendable {
+  struct Option: Sendable {
+    /// The long name without dashes ("min-rating").
+    let name: String
+    /// A one-letter alias ("y"), if any.
+    let short: Character?
+    /// What the value is called in help ("N"), or `nil` for a flag.
+    let value: String?
+    let help: String
+    let repeatable: Bool
+
+    init(_ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, help: String) {
+      self.name = name
+      self.short = short
+      self.value = value
+      self.help = help
+      self.repeatable = repeatable
+    }
+  }
+
+  let name: String
+  let summary: String
+  /// The synopsis after "catalogue NAME", e.g. "REVIEW FILE|FOLDER...".
+  let synopsis: String
+  let details: String?
+  let options: [Option]
+  let positionals: ClosedRange<Int>
+  let examples: [String]
+
+  init(
+    _ name: String, summary: String, synopsis: String = "", details: String? = nil,
+    options: [Option] = [], positionals: ClosedRange<Int> = 0...0, examples: [String] = []
+  ) {
+    self.name = name
+    self.summary = summary
+    self.synopsis = synopsis
+    self.details = details
+    self.options = options
+    self.positionals = positionals
+    self.examples = examples
+  }
+
+  /// The options every command takes.
+  static let global: [Option] = [
+    Option("library", value: "PATH", help: "the library folder (default: $CATALOGUE_LIBRARY, else ./Library)"),
+    Option("json", help: "print records as JSON for scripts"),
+    Option("help", short: "h", help: "show this help"),
+  ]
+
+  var help: String {
+    var lines = ["catalogue \(name) — \(summary)", "", "Usage: catalogue [--library PATH] \(name)\(synopsis.isEmpty ? "" : " " + synopsis)"]
+    if let details { lines += ["", details] }
+    let all = options + Self.global
+    lines += ["", "Options:"]
+    let labels = all.map { option -> String in
+      var label = "--\(option.name)" + (option.value.map { " \($0)" } ?? "")
+      if let short = option.short { label = "-\(short), " + label }
+      return label
+    }
+    let width = (labels.map(\.count).max() ?? 0) + 2
+    for (label, option) in zip(labels, all) {
+      lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help)
+    }
+    if !examples.isEmpty {
+      lines += ["", "Examples:"]
+      lines += examples.map { "  \($0)" }
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// Arguments after parsing: option values by long name, and the positionals in order.
+struct ParsedArguments: Sendable {
+  var values: [String: [String]] = [:]
+  var positionals: [String] = []
+
+  func has(_ name: String) -> Bool { values[name] != nil }
+  func value(_ name: String) -> String? { values[name]?.last }
+  func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// A mistake in how the command was called: exit status 2.
+struct UsageError: Error {
+  let message: String
+  let command: String?
+}
+
+enum ArgumentParser {
+  /// Parses `arguments` (the words after the command name, global options included anywhere)
+  /// against `spec`.
+  static func parse(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    let options = spec.options + CommandSpec.global
+    var rest = arguments[...]
+    var onlyPositionals = false
+    while let word = rest.popFirst() {
+      if onlyPositionals || word == "-" || !word.hasPrefix("-") {
+        parsed.positionals.append(word)
+        continue
+      }
+      if word == "--" {
+        onlyPositionals = true
+        continue
+      }
+      var name: String
+      var inlineValue: String?
+      if word.hasPrefix("--") {
+        name = String(word.dropFirst(2))
+        if let equals = name.firstIndex(of: "=") {
+          inlineValue = String(name[name.index(after: equals)...])
+          name = String(name[..<equals])
+        }
+      } else {
+        guard word.count == 2, let option = options.first(where: { $0.short == word.last }) else {
+          throw UsageError(message: "unknown option \(word)", command: spec.name)
+        }
+        name = option.name
+      }
+      guard let option = options.first(where: { $0.name == name }) else {
+        throw UsageError(message: "unknown option --\(name)", command: spec.name)
+      }
+      if option.value != nil {
+        guard let value = inlineValue ?? rest.popFirst() else {
+          throw UsageError(message: "--\(name) needs a value (\(option.value!))", command: spec.name)
+        }
+        if !option.repeatable && parsed.values[name] != nil {
+          throw UsageError(message: "--\(name) is given twice", command: spec.name)
+        }
+        parsed.values[name, default: []].append(value)
+      } else {
+        if inlineValue != nil {
+          throw UsageError(message: "--\(name) takes no value", command: spec.name)
+        }
+        parsed.values[name] = []
+      }
+    }
+    if parsed.has("help") { return parsed }
+    let count = parsed.positionals.count
+    if count < spec.positionals.lowerBound {
+      throw UsageError(
+        message: "missing \(spec.synopsis.isEmpty ? "arguments" : spec.synopsis.split(separator: " ").filter { $0.first != "[" }.joined(separator: " "))",
+        command: spec.name)
+    }
+    if count > spec.positionals.upperBound {
+      let extra = parsed.positionals[spec.positionals.upperBound]
+      throw UsageError(message: "unexpected argument \(extra)", command: spec.name)
+    }
+    return parsed
+  }
+
+  /// A whole number option within `range`.
+  static func integer(_ parsed: ParsedArguments, _ name: String, in range: ClosedRange<Int>, command: String)
+    throws(UsageError) -> Int?
+  {
+    guard let text = parsed.value(name) else { return nil }
+    guard let number = Int(text), range.contains(number) else {
+      throw UsageError(message: "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)", command: command)
+    }
+    return number
+  }
+}

@@ -1,0 +1,332 @@
+import Catalogue
+import Foundation
+import ImagePipeline
+
+/// What every command gets: the parsed arguments and the global choices.
+struct Context: Sendable {
+  let arguments: ParsedArguments
+  let libraryPath: String
+  let json: Bool
+
+  func openLibrary() throws(CatalogueError) -> Library { try Library(opening: libraryPath) }
+}
+
+/// A command: its help and what it does. `run` returns the exit status.
+struct Command: Sendable {
+  let spec: CommandSpec
+  let run: @Sendable (Context) throws -> Int32
+}
+
+enum Commands {
+  static let all: [Command] = [
+    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move,
+  ]
+
+  static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }
+
+  // MARK: Library
+
+  static let initCommand = Command(
+    spec: CommandSpec(
+      "init", summary: "create an empty library", synopsis: "[PATH]",
+      details: "Creates the library folder (PATH, else the --library folder) with an empty catalogue.",
+      positionals: 0...1,
+      examples: ["catalogue init ~/Reviews", "CATALOGUE_LIBRARY=~/Reviews catalogue init"])
+  ) { context in
+    let path = context.arguments.positionals.first ?? context.libraryPath
+    let library = try Library.create(at: path)
+    if context.json {
+      Terminal.print(Output.json(["library": library.path, "schema": String(try library.schemaVersion)]))
+    } else {
+      Terminal.print("Created an empty library in \(library.path)")
+    }
+    return 0
+  }
+
+  // MARK: Reviews
+
+  static let reviewFields: [CommandSpec.Option] = [
+    .init("title", value: "TEXT", help: "the title"),
+    .init("rating", value: "N", help: "stars, 0 to 5"),
+    .init("category", value: "NAME", help: "movie, tv, game, book, app, education, other, or a label of yours"),
+    .init("favorite", help: "mark as a favourite"),
+    .init("body", value: "TEXT", help: "the review text (Markdown)"),
+    .init("body-file", value: "FILE", help: "read the review text from FILE (- for standard input)"),
+  ]
+
+  static func body(_ arguments: ParsedArguments, command: String) throws -> String? {
+    if arguments.has("body") && arguments.has("body-file") {
+      throw UsageError(message: "give --body or --body-file, not both", command: command)
+    }
+    if let text = arguments.value("body") { return text }
+    guard let file = arguments.value("body-file") else { return nil }
+    let bytes: [UInt8]
+    if file == "-" {
+      bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+    } else {
+      bytes = try FileIO.read(file)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw CatalogueError.invalidArgument("\(file == "-" ? "standard input" : file) is not UTF-8 text")
+    }
+    return text
+  }
+
+  static func rating(_ arguments: ParsedArguments, command: String) throws(UsageError) -> Int? {
+    guard let text = arguments.value("rating") else { return nil }
+    // Out-of-range numbers are the review's validation's to report, with the other problems.
+    guard let number = Int(text) else {
+      throw UsageError(message: "--rating takes a whole number of stars (0 to 5), not \(text)", command: command)
+    }
+    return number
+  }
+
+  static let add = Command(
+    spec: CommandSpec(
+      "add", summary: "add a review", synopsis: "--title TEXT --rating N --category NAME [options]",
+      details: "Prints the new review's id (with --json, the whole record). Images given with --image are attached at once.",
+      options: reviewFields + [
+        .init("image", value: "FILE", repeatable: true, help: "attach this picture (repeatable; a folder attaches the pictures in it)"),
+      ],
+      examples: [
+        "catalogue add --title 'Arrival' --rating 5 --category movie --body-file arrival.md --image poster.jpg",
+        "echo 'Short and sweet.' | catalogue add --title 'Celeste' --rating 4 --category game --body-file -",
+      ])
+  ) { context in
+    let arguments = context.arguments
+    var missing: [String] = []
+    for name in ["title", "rating", "category"] where !arguments.has(name) { missing.append("--\(name)") }
+    if !missing.isEmpty {
+      throw UsageError(message: "add needs \(missing.joined(separator: ", "))", command: "add")
+    }
+    let draft = ReviewDraft(
+      title: arguments.value("title")!, body: try body(arguments, command: "add") ?? "",
+      rating: try rating(arguments, command: "add")!, category: arguments.value("category")!,
+      favorite: arguments.has("favorite"))
+    let library = try context.openLibrary()
+    var review = try library.create(draft)
+    var status: Int32 = 0
+    if arguments.has("image") {
+      let report = try attachFiles(arguments.all("image"), to: review.id, cover: nil, library: library)
+      review = report.review
+      status = report.failures.isEmpty ? 0 : 1
+    }
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : review.id)
+    return status
+  }
+
+  static let edit = Command(
+    spec: CommandSpec(
+      "edit", summary: "change a review's fields", synopsis: "REVIEW [options]",
+      details: "Changes only the fields given. REVIEW is an id or a unique prefix of one (at least 4 digits).",
+      options: reviewFields + [.init("no-favorite", help: "no longer a favourite")],
+      positionals: 1...1,
+      examples: ["catalogue edit 3f2a --rating 4", "catalogue edit 3f2a --body-file review.md --no-favorite"])
+  ) { context in
+    let arguments = context.arguments
+    let fields = ["title", "rating", "category", "favorite", "no-favorite", "body", "body-file"]
+    guard fields.contains(where: arguments.has) else {
+      throw UsageError(message: "edit needs at least one field to change (--title, --rating, …)", command: "edit")
+    }
+    if arguments.has("favorite") && arguments.has("no-favorite") {
+      throw UsageError(message: "give --favorite or --no-favorite, not both", command: "edit")
+    }
+    let library = try context.openLibrary()
+    let current = try library.review(arguments.positionals[0])
+    var draft = ReviewDraft(
+      title: current.title, body: current.body, rating: current.rating,
+      category: current.category.rawValue, favorite: current.favorite)
+    if let title = arguments.value("title") { draft.title = title }
+    if let rating = try rating(arguments, command: "edit") { draft.rating = rating }
+    if let category = arguments.value("category") { draft.category = category }
+    if let text = try body(arguments, command: "edit") { draft.body = text }
+    if arguments.has("favorite") { draft.favorite = true }
+    if arguments.has("no-favorite") { draft.favorite = false }
+    let review = try library.update(current.id, with: draft)
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Updated \(review.id): \(review.title)")
+    return 0
+  }
+
+  static let show = Command(
+    spec: CommandSpec(
+      "show", summary: "show one review with its images", synopsis: "REVIEW",
+      details: "REVIEW is an id or a unique prefix of one (at least 4 digits).",
+      positionals: 1...1, examples: ["catalogue show 3f2a", "catalogue show 3f2a --json"])
+  ) { context in
+    let review = try context.openLibrary().review(context.arguments.positionals[0])
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : Output.card(review))
+    return 0
+  }
+
+  static let list = Command(
+    spec: CommandSpec(
+      "list", summary: "list reviews, filtered and sorted",
+      details: "Newest first unless --sort says otherwise; with --search, best match first.",
+      options: [
+        .init("category", value: "NAME", help: "only this category"),
+        .init("min-rating", value: "N", help: "only reviews with at least N stars"),
+        .init("favorites", help: "only favourites"),
+        .init("search", value: "TEXT", help: "words in the title or body; word* for prefixes, \"a phrase\" for phrases"),
+        .init("sort", value: "KEY", help: "title, rating, created, updated or relevance"),
+        .init("reverse", help: "reverse the order"),
+        .init("limit", value: "N", help: "at most N reviews (default 50)"),
+        .init("offset", value: "N", help: "skip the first N"),
+      ],
+      examples: [
+        "catalogue list --category movie --min-rating 4",
+        "catalogue list --search 'endless action' --json",
+        "catalogue list --sort title --limit 20 --offset 20",
+      ])
+  ) { context in
+    let arguments = context.arguments
+    var query = ReviewQuery()
+    if let name = arguments.value("category") {
+      guard let category = Category(rawValue: name) else {
+        throw UsageError(message: "--category \(name) is not a category label", command: "list")
+      }
+      query.category = category
+    }
+    query.minimumRating = try ArgumentParser.integer(arguments, "min-rating", in: 0...5, command: "list")
+    query.favoritesOnly = arguments.has("favorites")
+    query.search = arguments.value("search")
+    if let key = arguments.value("sort") {
+      guard let sort = ReviewQuery.Sort(rawValue: key) else {
+        throw UsageError(message: "--sort takes title, rating, created, updated or relevance, not \(key)", command: "list")
+      }
+      if sort == .relevance && query.search == nil {
+        throw UsageError(message: "--sort relevance needs --search", command: "list")
+      }
+      query.sort = sort
+    }
+    query.reversed = arguments.has("reverse")
+    query.limit = try ArgumentParser.integer(arguments, "limit", in: 0...100_000, command: "list") ?? 50
+    query.offset = try ArgumentParser.integer(arguments, "offset", in: 0...Int(Int32.max), command: "list") ?? 0
+    let page = try context.openLibrary().list(query)
+    if context.json {
+      Terminal.print(Output.json(Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
+    } else {
+      Terminal.print(Output.table(page, width: Terminal.width))
+    }
+    return 0
+  }
+
+  static let remove = Command(
+    spec: CommandSpec(
+      "remove", summary: "delete a review for good", synopsis: "REVIEW",
+      details: "Asks first on a terminal; scripts pass --yes. Pictures no other review uses become unreferenced files, which `check --repair` moves to lost+found.",
+      options: [.init("yes", short: "y", help: "do not ask")], positionals: 1...1,
+      examples: ["catalogue remove 3f2a", "catalogue remove 3f2a --yes"])
+  ) { context in
+    let library = try context.openLibrary()
+    let review = try library.review(context.arguments.positionals[0])
+    if !context.arguments.has("yes") {
+      guard Terminal.standardInputIsTerminal else {
+        throw UsageError(message: "remove asks for confirmation: pass --yes when not on a terminal", command: "remove")
+      }
+      let images = review.images.count
+      guard Terminal.confirm("Remove \"\(review.title)\" (\(Output.shortID(review.id)))\(images > 0 ? " and its \(images) image link\(images == 1 ? "" : "s")" : "")?") else {
+        Terminal.printError("Nothing removed.")
+        return 1
+      }
+    }
+    let removed = try library.delete(review.id)
+    Terminal.print(context.json ? Output.json(["removed": Output.ReviewJSON(removed)]) : "Removed \(removed.id): \(removed.title)")
+    return 0
+  }
+
+  // MARK: Images
+
+  /// Attaches files and folders, with progress, and reports each failure on standard error.
+  static func attachFiles(_ paths: [String], to review: String, cover: String?, library: Library) throws -> (
+    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [String]
+  ) {
+    let sources = try ImportSources.expand(paths)
+    for file in sources.skipped { Terminal.printError("skipped: \(file): not a picture") }
+    Progress.shared.start("Importing")
+    let report = try library.attach(files: sources.files, to: review, cover: cover) { progress in
+      Progress.shared.update(done: progress.done, total: progress.total)
+    }
+    Progress.shared.clear()
+    for failure in report.failures { Terminal.printError("error: \(failure.error)") }
+    return (report.review, report.attached, report.failures, sources.skipped)
+  }
+
+  static let attach = Command(
+    spec: CommandSpec(
+      "attach", summary: "attach pictures to a review", synopsis: "REVIEW FILE|FOLDER...",
+      details: """
+        A folder is imported like a photo library: every picture below it, in name order. Files that are \
+        not pictures are skipped; pictures that cannot be used are reported and the others attached \
+        (exit status 1 then). The first picture becomes the cover of a review that has none.
+        """,
+      options: [.init("cover", value: "FILE", help: "make this file's picture the cover")],
+      positionals: 2...Int.max,
+      examples: ["catalogue attach 3f2a poster.jpg still.png", "catalogue attach 3f2a ~/Pictures/Trip --cover ~/Pictures/Trip/best.jpg"])
+  ) { context in
+    let library = try context.openLibrary()
+    let arguments = context.arguments
+    let result = try attachFiles(Array(arguments.positionals.dropFirst()), to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
+    if context.json {
+      Terminal.print(Output.json(Output.AttachJSON(
+        review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
+        failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
+        skipped: result.skipped)))
+    } else {
+      let count = result.attached.count
+      Terminal.print("Attached \(count) picture\(count == 1 ? "" : "s") to \(Output.shortID(result.review.id)) (\(result.review.title))"
+        + (result.failures.isEmpty ? "" : "; \(result.failures.count) failed"))
+    }
+    return result.failures.isEmpty ? 0 : 1
+  }
+
+  static let imageDetails = "IMAGE is a position (1, 2, …) or a prefix of the picture's SHA-256 (at least 4 digits)."
+
+  static let replace = Command(
+    spec: CommandSpec(
+      "replace", summary: "replace a review's picture, keeping its place", synopsis: "REVIEW IMAGE FILE",
+      details: imageDetails + " The new picture takes the old one's position and cover role.",
+      positionals: 3...3, examples: ["catalogue replace 3f2a 1 better-poster.jpg"])
+  ) { context in
+    let arguments = context.arguments.positionals
+    let review = try context.openLibrary().replace(arguments[0], image: arguments[1], with: arguments[2])
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Replaced image \(arguments[1]) of \(Output.shortID(review.id)) (\(review.title))")
+    return 0
+  }
+
+  static let detach = Command(
+    spec: CommandSpec(
+      "detach", summary: "detach a picture from a review", synopsis: "REVIEW IMAGE",
+      details: imageDetails + " The pictures after it move up.",
+      positionals: 2...2, examples: ["catalogue detach 3f2a 2", "catalogue detach 3f2a 9c1e07"])
+  ) { context in
+    let arguments = context.arguments.positionals
+    let review = try context.openLibrary().detach(arguments[0], image: arguments[1])
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Detached image \(arguments[1]) from \(Output.shortID(review.id)) (\(review.title))")
+    return 0
+  }
+
+  static let cover = Command(
+    spec: CommandSpec(
+      "cover", summary: "choose a review's cover picture", synopsis: "REVIEW IMAGE",
+      details: imageDetails, positionals: 2...2, examples: ["catalogue cover 3f2a 2"])
+  ) { context in
+    let arguments = context.arguments.positionals
+    let review = try context.openLibrary().setCover(arguments[0], image: arguments[1])
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Cover of \(Output.shortID(review.id)) is now image \(review.cover?.position ?? 0)")
+    return 0
+  }
+
+  static let move = Command(
+    spec: CommandSpec(
+      "move", summary: "move a picture to another position", synopsis: "REVIEW IMAGE POSITION",
+      details: imageDetails, positionals: 3...3, examples: ["catalogue move 3f2a 3 1"])
+  ) { context in
+    let arguments = context.arguments.positionals
+    guard let position = Int(arguments[2]), position >= 1 else {
+      throw UsageError(message: "POSITION must be a whole number from 1, not \(arguments[2])", command: "move")
+    }
+    let review = try context.openLibrary().move(arguments[0], image: arguments[1], to: position)
+    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")
+    return 0
+  }
+}

@@ -1,0 +1,203 @@
+import Catalogue
+import Foundation
+import ImagePipeline
+
+/// How records look: JSON for scripts, tables and cards for people.
+enum Output {
+  // MARK: JSON
+
+  struct ImageJSON: Encodable {
+    let position: Int
+    let sha256: String
+    let format: String
+    let width: Int
+    let height: Int
+    let orientation: Int
+    let bytes: Int
+    let cover: Bool
+    let original: String
+    let thumbnail: String
+
+    init(_ image: ReviewImage) {
+      position = image.position
+      sha256 = image.image.sha256
+      format = image.image.format.rawValue
+      width = image.image.width
+      height = image.image.height
+      orientation = image.image.orientation.rawValue
+      bytes = image.image.bytes
+      cover = image.isCover
+      original = image.image.original
+      thumbnail = image.image.thumbnail
+    }
+  }
+
+  struct ReviewJSON: Encodable {
+    let id: String
+    let title: String
+    let body: String
+    let rating: Int
+    let category: String
+    let favorite: Bool
+    let created: String
+    let updated: String
+    let images: [ImageJSON]
+
+    init(_ review: Review) {
+      id = review.id
+      title = review.title
+      body = review.body
+      rating = review.rating
+      category = review.category.rawValue
+      favorite = review.favorite
+      created = DateText.format(review.created)
+      updated = DateText.format(review.updated)
+      images = review.images.map(ImageJSON.init)
+    }
+  }
+
+  struct SummaryJSON: Encodable {
+    struct Cover: Encodable {
+      let sha256: String
+      let thumbnail: String
+      let original: String
+    }
+
+    let id: String
+    let title: String
+    let rating: Int
+    let category: String
+    let favorite: Bool
+    let created: String
+    let updated: String
+    let imageCount: Int
+    let cover: Cover?
+
+    init(_ summary: ReviewSummary) {
+      id = summary.id
+      title = summary.title
+      rating = summary.rating
+      category = summary.category.rawValue
+      favorite = summary.favorite
+      created = DateText.format(summary.created)
+      updated = DateText.format(summary.updated)
+      imageCount = summary.imageCount
+      cover = summary.cover.map { Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original) }
+    }
+  }
+
+  struct PageJSON: Encodable {
+    let total: Int
+    let offset: Int
+    let reviews: [SummaryJSON]
+  }
+
+  struct FailureJSON: Encodable {
+    let file: String
+    let error: String
+  }
+
+  struct AttachJSON: Encodable {
+    let review: ReviewJSON
+    let attached: [ImageJSON]
+    let failures: [FailureJSON]
+    let skipped: [String]
+  }
+
+  static func json(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  // MARK: People
+
+  /// "★★★★☆" for 4.
+  static func stars(_ rating: Int) -> String {
+    let filled = min(max(rating, 0), 5)
+    return String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
+  }
+
+  /// The id as lists show it: enough digits to be unique in practice, as git shortens.
+  static func shortID(_ id: String) -> String { String(id.prefix(8)) }
+
+  static func table(_ page: ReviewPage, width: Int?) -> String {
+    guard !page.reviews.isEmpty else {
+      return page.total == 0 ? "No reviews." : "No reviews on this page (there are \(page.total))."
+    }
+    let header = ["ID", "RATING", "CATEGORY", "IMAGES", "TITLE"]
+    var rows = page.reviews.map { review in
+      [
+        shortID(review.id), stars(review.rating), review.category.displayName + (review.favorite ? " ♥" : ""),
+        String(review.imageCount), review.title,
+      ]
+    }
+    rows.insert(header, at: 0)
+    let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    var lines = rows.map { row -> String in
+      var line = ""
+      for column in 0..<4 {
+        let cell = row[column]
+        let padded = column == 3
+          ? String(repeating: " ", count: widths[column] - cell.count) + cell
+          : cell + String(repeating: " ", count: widths[column] - cell.count)
+        line += padded + "  "
+      }
+      var title = row[4]
+      if let width, line.count + title.count > width, width - line.count > 8 {
+        title = String(title.prefix(width - line.count - 1)) + "…"
+      }
+      return line + title
+    }
+    let first = page.offset + 1
+    let last = page.offset + page.reviews.count
+    if page.total > page.reviews.count {
+      var footer = "\(first)–\(last) of \(page.total) reviews"
+      if last < page.total { footer += " (--offset \(last) for more)" }
+      lines.append(footer)
+    } else {
+      lines.append(page.total == 1 ? "1 review" : "\(page.total) reviews")
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func card(_ review: Review) -> String {
+    var lines = [review.title]
+    var facts = "\(stars(review.rating))  \(review.category.displayName)"
+    if review.favorite { facts += "  ♥ favourite" }
+    lines.append(facts)
+    lines.append("id \(review.id) · created \(humanDate(review.created)) · updated \(humanDate(review.updated))")
+    if !review.body.isEmpty {
+      lines.append("")
+      lines.append(review.body)
+    }
+    lines.append("")
+    if review.images.isEmpty {
+      lines.append("No images.")
+    } else {
+      lines.append(review.images.count == 1 ? "1 image:" : "\(review.images.count) images:")
+      for image in review.images {
+        lines.append("  " + imageLine(image))
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func imageLine(_ image: ReviewImage) -> String {
+    let stored = image.image
+    return "\(image.position)\(image.isCover ? "*" : " ") \(stored.sha256.prefix(12))  "
+      + "\(stored.width)×\(stored.height) \(stored.format.name) \(byteCount(stored.bytes))  \(stored.original)"
+  }
+
+  static func humanDate(_ date: Date) -> String {
+    let text = DateText.format(date)
+    return String(text.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
+  }
+
+  static func byteCount(_ bytes: Int) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
+    return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+  }
+}

@@ -1,0 +1,89 @@
+// The `catalogue` command: parses arguments, calls the Catalogue library, prints for people
+// or (with --json) for scripts. Exit status: 0 success, 1 the work failed, 2 bad usage.
+
+import Catalogue
+import Foundation
+
+@preconcurrency import Glibc
+
+let version = "0.1.0"
+
+let overview = """
+  catalogue — a catalogue of spoiler-free reviews with their pictures
+
+  Usage: catalogue [--library PATH] [--json] COMMAND [ARGUMENTS]
+
+  The library is the folder --library names, else $CATALOGUE_LIBRARY, else ./Library.
+
+  Commands:
+  \(Commands.all.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+
+  `catalogue COMMAND --help` shows a command's options and examples.
+  """
+
+/// Runs the command line and returns the exit status; every error is mapped here, once.
+func run(_ words: [String]) -> Int32 {
+  var words = words[...]
+  // Global options may come before the command.
+  var leading: [String] = []
+  while let word = words.first, word.hasPrefix("-") {
+    words.removeFirst()
+    if word == "--version" {
+      Terminal.print("catalogue \(version)")
+      return 0
+    }
+    if word == "--help" || word == "-h" {
+      Terminal.print(overview)
+      return 0
+    }
+    leading.append(word)
+    if word == "--library", let value = words.first {
+      leading.append(value)
+      words.removeFirst()
+    }
+  }
+  guard let name = words.popFirst() else {
+    Terminal.printError("error: no command given; `catalogue --help` lists them")
+    return 2
+  }
+  if name == "help" {
+    if let topic = words.first {
+      guard let command = Commands.named(topic) else {
+        Terminal.printError("error: no command \(topic); `catalogue --help` lists them")
+        return 2
+      }
+      Terminal.print(command.spec.help)
+    } else {
+      Terminal.print(overview)
+    }
+    return 0
+  }
+  guard let command = Commands.named(name) else {
+    Terminal.printError("error: no command \(name); `catalogue --help` lists them")
+    return 2
+  }
+  do {
+    let arguments = try ArgumentParser.parse(leading + Array(words), spec: command.spec)
+    if arguments.has("help") {
+      Terminal.print(command.spec.help)
+      return 0
+    }
+    let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
+    let library = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
+    return try command.run(Context(arguments: arguments, libraryPath: library, json: arguments.has("json")))
+  } catch let error as UsageError {
+    let hint = error.command.map { "; see `catalogue \($0) --help`" } ?? ""
+    Terminal.printError("error: \(error.message)\(hint)")
+    return 2
+  } catch let error as CatalogueError {
+    Terminal.printError("error: \(error)")
+    return 1
+  } catch {
+    Terminal.printError("error: \(error)")
+    return 1
+  }
+}
+
+// A closed pipe (`catalogue list | head`) must end the output quietly, not kill the process.
+signal(SIGPIPE, SIG_IGN)
+exit(run(Array(CommandLine.arguments.dropFirst())))
