@@ -63,6 +63,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "CLITests",
+      dependencies: ["catalogue"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "CatalogueTests",
       dependencies: ["Catalogue", "ImagePipeline"],
       swiftSettings: swiftSettings

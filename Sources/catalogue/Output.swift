@@ -84,6 +84,25 @@ enum Output {
       imageCount = summary.imageCount
       cover = summary.cover.map { Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original) }
     }
+
+    enum CodingKeys: String, CodingKey {
+      case id, title, rating, category, favorite, created, updated, imageCount, cover
+    }
+
+    /// Written out so that a review without images has `"cover": null` rather than no key:
+    /// the shape stays the same for scripts.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(id, forKey: .id)
+      try container.encode(title, forKey: .title)
+      try container.encode(rating, forKey: .rating)
+      try container.encode(category, forKey: .category)
+      try container.encode(favorite, forKey: .favorite)
+      try container.encode(created, forKey: .created)
+      try container.encode(updated, forKey: .updated)
+      try container.encode(imageCount, forKey: .imageCount)
+      try container.encode(cover, forKey: .cover)
+    }
   }
 
   struct PageJSON: Encodable {
