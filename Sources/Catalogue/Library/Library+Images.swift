@@ -52,34 +52,60 @@ public struct ImportFailure: Sendable, Equatable {
 }
 
 extension Library {
-  /// Reads and prepares `files` on `jobs` threads (all cores when `nil`), in batches, calling
-  /// `body` with each batch's results in the files' order. Only one batch of originals is in
-  /// memory at a time.
+  /// Reads and prepares `files` on `jobs` threads (all cores when `nil`), calling `body` with
+  /// each result in the files' order as soon as it and those before it are ready. At most two
+  /// prepared pictures a thread wait in memory; a thread that finishes a small picture goes on
+  /// to the next file at once, so large and small files mixed keep every core busy.
   func prepare(
     files: [String], jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil,
-    _ body: ([Result<PreparedImage, CatalogueError>]) throws(CatalogueError) -> Void
+    _ body: (Result<PreparedImage, CatalogueError>) throws(CatalogueError) -> Void
   ) throws(CatalogueError) {
-    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    let batchSize = workers * 2
+    guard !files.isEmpty else { return }
+    let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), files.count)
     let spec = thumbnailSpec
     let options = decodeOptions
-    var done = 0
-    var start = 0
-    while start < files.count {
-      let batch = Array(files[start..<min(start + batchSize, files.count)])
-      let results = Mutex([Result<PreparedImage, CatalogueError>?](repeating: nil, count: batch.count))
-      DispatchQueue.concurrentPerform(iterations: batch.count) { index in
-        let source = batch[index]
-        let result = Result { () throws(CatalogueError) -> PreparedImage in
-          let bytes = try FileIO.read(source)
-          return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
+    // A worker takes a place in the window before it claims the next file, so the file the
+    // consumer waits for is always claimed: the window cannot fill with later files.
+    let window = DispatchSemaphore(value: workers * 2)
+    let ready = files.map { _ in DispatchSemaphore(value: 0) }
+    let results = Mutex([Result<PreparedImage, CatalogueError>?](repeating: nil, count: files.count))
+    let next = Atomic<Int>(0)
+    let cancelled = Atomic<Bool>(false)
+    let group = DispatchGroup()
+    for _ in 0..<workers {
+      DispatchQueue.global().async(group: group) {
+        while true {
+          window.wait()
+          let index = next.add(1, ordering: .relaxed).oldValue
+          guard index < files.count, !cancelled.load(ordering: .relaxed) else {
+            window.signal()
+            return
+          }
+          let source = files[index]
+          let result = Result { () throws(CatalogueError) -> PreparedImage in
+            let bytes = try FileIO.read(source)
+            return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
+          }
+          results.withLock { $0[index] = result }
+          ready[index].signal()
         }
-        results.withLock { $0[index] = result }
       }
-      try body(results.withLock { $0.map { $0! } })
-      done += batch.count
-      progress?(ImportProgress(done: done, total: files.count))
-      start += batchSize
+    }
+    defer {
+      // On an error, stop the workers and wait for them before returning.
+      cancelled.store(true, ordering: .relaxed)
+      for _ in 0..<workers { window.signal() }
+      group.wait()
+    }
+    for index in files.indices {
+      ready[index].wait()
+      let result = results.withLock { results in
+        defer { results[index] = nil }
+        return results[index]!
+      }
+      window.signal()
+      try body(result)
+      progress?(ImportProgress(done: index + 1, total: files.count))
     }
   }
 
@@ -160,19 +186,17 @@ extension Library {
     defer { withExtendedLifetime(lock) {} }
     var stored: [(source: String, image: StoredImage)] = []
     var failures: [ImportFailure] = []
-    try prepare(files: sources, jobs: jobs, progress: progress) { (results) throws(CatalogueError) in
-      for result in results {
-        switch result {
-        case .success(let prepared):
-          stored.append((prepared.source, try store(prepared)))
-        case .failure(let error):
-          if case .imageRejected(let file, _) = error {
-            failures.append(ImportFailure(source: file, error: error))
-          } else if case .io(_, let file, _) = error {
-            failures.append(ImportFailure(source: file, error: error))
-          } else {
-            throw error
-          }
+    try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+      switch result {
+      case .success(let prepared):
+        stored.append((prepared.source, try store(prepared)))
+      case .failure(let error):
+        if case .imageRejected(let file, _) = error {
+          failures.append(ImportFailure(source: file, error: error))
+        } else if case .io(_, let file, _) = error {
+          failures.append(ImportFailure(source: file, error: error))
+        } else {
+          throw error
         }
       }
     }
