@@ -19,7 +19,8 @@ struct Command: Sendable {
 
 enum Commands {
   static let all: [Command] = [
-    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move,
+    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
+    thumbnails,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }

@@ -20,17 +20,18 @@ struct FaultTests {
   func aFailedWriteStepLinksNothing(step: FileStep) throws {
     let (test, before) = try Self.setUp()
     let store = try #require(test.library.files as? LocalFileStore)
-    var calls = 0
+    let calls = Atomic<Int>(0)
     store.faultHook = { (current, path) throws(CatalogueError) in
       guard current == step else { return }
-      calls += 1
       // Fail the second time the step comes, so that some files are already written.
-      if calls == 2 { throw .io(operation: "write", path: path, code: ENOSPC) }
+      if calls.add(1, ordering: .relaxed).newValue == 2 {
+        throw .io(operation: "write", path: path, code: ENOSPC)
+      }
     }
     do {
       _ = try test.library.attach(files: Self.newFiles, to: before.id)
       // createFolder happens only once for fresh folders; then nothing failed.
-      #expect(calls < 2, "attach succeeded although \(step) failed")
+      #expect(calls.load(ordering: .relaxed) < 2, "attach succeeded although \(step) failed")
     } catch {
       #expect(error.description.hasSuffix("No space left on device"))
       #expect(try test.library.review(before.id) == before)

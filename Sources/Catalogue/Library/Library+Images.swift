@@ -149,8 +149,9 @@ extension Library {
   }
 
   /// Rewrites a review's links to match `images`, in order, `cover` marking the cover (the
-  /// first image when `nil`), and marks the review updated.
-  private func relink(_ id: String, _ images: [String], cover: String?, now: Date) throws(CatalogueError) {
+  /// first image when `nil`), and marks the review updated at `now` (unless `now` is `nil`:
+  /// a repair changes no review's story).
+  func relink(_ id: String, _ images: [String], cover: String?, now: Date?) throws(CatalogueError) {
     let coverHash = images.contains { $0 == cover } ? cover : images.first
     try sql { () throws(DatabaseError) in
       try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
@@ -159,8 +160,10 @@ extension Library {
           "INSERT INTO review_images (review, position, image, cover) VALUES (?, ?, ?, ?)",
           [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == coverHash)])
       }
-      try database.run(
-        "UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(now)), .text(id)])
+      if let now {
+        try database.run(
+          "UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(now)), .text(id)])
+      }
     }
   }
 

@@ -12,7 +12,7 @@ public final class Library {
   public let files: any FileStore
   let database: Database
   /// How thumbnails are made; a library setting.
-  public private(set) var thumbnailSpec: ThumbnailSpec
+  public internal(set) var thumbnailSpec: ThumbnailSpec
   /// Limits for decoding imports; the pixel budget is a library setting.
   public private(set) var decodeOptions: DecodeOptions
   /// Called just before an import's records are committed; a test makes it fail to check that

@@ -14,7 +14,7 @@ public enum FileStep: String, Sendable, CaseIterable {
 /// store later. Every write is atomic and durable: after `write` returns, the file is complete
 /// on disk under its name; if it throws (or the process dies), the name holds the old file or
 /// nothing, never a partial one.
-public protocol FileStore: AnyObject {
+public protocol FileStore: AnyObject, Sendable {
   /// Writes `bytes` at `path`: a temporary file in the same folder, synced, renamed over
   /// `path`, the folder synced.
   func write(_ bytes: [UInt8], to path: String) throws(CatalogueError)

@@ -1,11 +1,17 @@
 import Glibc
+import Synchronization
 
 /// A library's files in a local folder, written by the durable write protocol.
 public final class LocalFileStore: FileStore {
   /// The library folder.
   public let root: String
   /// Called before each step of a write; a test makes a step fail by throwing from it.
-  public var faultHook: ((FileStep, String) throws(CatalogueError) -> Void)?
+  public var faultHook: (@Sendable (FileStep, String) throws(CatalogueError) -> Void)? {
+    get { hook.withLock { $0 } }
+    set { hook.withLock { $0 = newValue } }
+  }
+
+  private let hook = Mutex<(@Sendable (FileStep, String) throws(CatalogueError) -> Void)?>(nil)
 
   public init(root: String) {
     self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
@@ -78,6 +84,21 @@ public final class LocalFileStore: FileStore {
     var found: [String] = []
     try collect(folder, into: &found)
     return found.sorted()
+  }
+
+  /// The names in `folder` itself (files and folders), in name order.
+  func entries(in folder: String) throws(CatalogueError) -> [String] {
+    let path = folder.isEmpty ? root : location(of: folder)
+    guard let directory = opendir(path) else { throw .io(operation: "list", path: path, code: errno) }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
   }
 
   private func collect(_ folder: String, into found: inout [String]) throws(CatalogueError) {

@@ -1,0 +1,78 @@
+/// One thing `check` found wrong with a library.
+public struct Finding: Sendable, Equatable, Hashable {
+  public enum Kind: String, Sendable, CaseIterable, Codable {
+    // The database.
+    case databaseCorrupt = "database-corrupt"
+    case foreignKeyViolation = "foreign-key-violation"
+    case schemaVersion = "schema-version"
+    case searchIndexOutOfStep = "search-index-out-of-step"
+    // Records.
+    case invalidReview = "invalid-review"
+    case invalidImageRecord = "invalid-image-record"
+    case coverMissing = "cover-missing"
+    case imagePositions = "image-positions"
+    // Originals.
+    case missingOriginal = "missing-original"
+    case originalSizeMismatch = "original-size-mismatch"
+    case originalHashMismatch = "original-hash-mismatch"
+    case originalUndecodable = "original-undecodable"
+    case originalFactsMismatch = "original-facts-mismatch"
+    // Thumbnails.
+    case missingThumbnail = "missing-thumbnail"
+    case thumbnailUndecodable = "thumbnail-undecodable"
+    case staleThumbnail = "stale-thumbnail"
+    // Files.
+    case unreferencedFile = "unreferenced-file"
+    case temporaryFile = "temporary-file"
+    case unknownFile = "unknown-file"
+  }
+
+  public var kind: Kind
+  /// What it concerns: a review id, an image's SHA-256, or a path relative to the library.
+  public var target: String
+  /// What is wrong.
+  public var problem: String
+  /// What to do about it (what `check --repair` does, or what the user must).
+  public var remedy: String
+  /// Whether `check --repair` can put it right from what is in the library.
+  public var repairable: Bool
+  /// The reviews that use the picture concerned, for a damaged original.
+  public var reviews: [String]
+
+  public init(kind: Kind, target: String, problem: String, remedy: String, repairable: Bool, reviews: [String] = []) {
+    self.kind = kind
+    self.target = target
+    self.problem = problem
+    self.remedy = remedy
+    self.repairable = repairable
+    self.reviews = reviews
+  }
+}
+
+/// What `check` looked at and what it found.
+public struct CheckReport: Sendable, Equatable {
+  public var reviews: Int
+  /// Originals whose files were verified (hashed and decoded, or only sized with `quick`).
+  public var images: Int
+  public var thumbnails: Int
+  /// Bytes read from originals and thumbnails.
+  public var bytesRead: Int
+  public var quick: Bool
+  public var findings: [Finding]
+
+  public var isHealthy: Bool { findings.isEmpty }
+}
+
+/// What `check --repair` did, or with `dryRun` would do, about each finding.
+public struct RepairReport: Sendable, Equatable {
+  public struct Action: Sendable, Equatable {
+    public var finding: Finding
+    /// What was (or would be) done: "regenerated thumbnails/ab/…", "moved … to lost+found/…".
+    public var action: String
+  }
+
+  public var dryRun: Bool
+  public var actions: [Action]
+  /// The findings repair could not put right, with what the user can do.
+  public var unrepaired: [Finding]
+}

@@ -1,0 +1,399 @@
+import Dispatch
+public import Foundation
+import ImagePipeline
+import Synchronization
+
+/// One image record, as check reads it.
+struct ImageRecord: Sendable {
+  var sha256: String
+  var format: String
+  var width: Int
+  var height: Int
+  var orientation: Int
+  var bytes: Int
+  var thumbnailFormat: String
+  var thumbnailWidth: Int
+  var thumbnailHeight: Int
+  var reviews: [String]
+
+  var originalPath: String {
+    LibraryLayout.original(sha256: sha256, fileExtension: format == "png" ? "png" : "jpg")
+  }
+
+  func thumbnailPath(spec: ThumbnailSpec) -> String {
+    LibraryLayout.thumbnail(
+      sha256: sha256, spec: spec.name, fileExtension: thumbnailFormat == "png" ? "png" : "jpg")
+  }
+}
+
+/// What verifying one original and its thumbnail found.
+struct ImageVerdict: Sendable {
+  var findings: [Finding] = []
+  var bytesRead = 0
+  /// The original is there, whole and decodable: its thumbnail can be made again from it.
+  var originalHealthy = false
+}
+
+extension Library {
+  /// Verifies everything the library promises: the database and its search index, every
+  /// record, every original (size, SHA-256 against its name, decoding, recorded facts) and
+  /// thumbnail (decoding, size for the current spec), and that the folder holds nothing else.
+  ///
+  /// Originals are read once each, hashed and decoded from the same bytes, on `jobs` threads
+  /// (all cores when `nil`); a JPEG is decoded at 1/8 scale, which still reads and checks all
+  /// its entropy-coded data. With `quick`, files are only checked to exist with the right size.
+  public func check(
+    quick: Bool = false, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
+  ) throws(CatalogueError) -> CheckReport {
+    var findings: [Finding] = []
+    let (reviewCount, records) = try read { () throws(CatalogueError) -> (Int, [ImageRecord]) in
+      findings += try checkDatabase(quick: quick)
+      findings += try checkReviewRecords()
+      let records = try imageRecords()
+      findings += checkImageRecords(records)
+      findings += try checkLinks()
+      let count = try sql { () throws(DatabaseError) in
+        try database.query("SELECT count(*) FROM reviews") { $0.int(0) }.first ?? 0
+      }
+      return (count, records)
+    }
+    let verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
+    findings += verdicts.flatMap(\.findings)
+    findings += try checkFiles(records)
+    return CheckReport(
+      reviews: reviewCount, images: records.count, thumbnails: records.count,
+      bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings)
+  }
+
+  // MARK: The database
+
+  private func checkDatabase(quick: Bool) throws(CatalogueError) -> [Finding] {
+    var findings: [Finding] = []
+    // integrity_check also reports rows that break CHECK and NOT NULL constraints: those are
+    // the record checks' to report, as invalid records, not a damaged file.
+    let integrity = try sql { () throws(DatabaseError) in
+      try database.query(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check") { $0.text(0) }
+    }.filter { $0 != "ok" && !$0.hasPrefix("CHECK constraint failed") && !$0.hasPrefix("NULL value in") }
+    if !integrity.isEmpty {
+      findings.append(
+        Finding(
+          kind: .databaseCorrupt, target: LibraryLayout.database,
+          problem: "SQLite's integrity check fails: " + integrity.prefix(3).joined(separator: "; "),
+          remedy: "restore catalogue.sqlite from a backup; `catalogue export --all` saves what still reads",
+          repairable: false))
+    }
+    let violations = try sql { () throws(DatabaseError) in
+      try database.query("PRAGMA foreign_key_check") { ($0.text(0), $0.text(2)) }
+    }
+    for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
+      findings.append(
+        Finding(
+          kind: .foreignKeyViolation, target: table,
+          problem: "links point at records that do not exist (\(table))",
+          remedy: "repair removes the broken links", repairable: true))
+    }
+    let version = try Schema.version(of: database)
+    if version != Schema.current {
+      findings.append(
+        Finding(
+          kind: .schemaVersion, target: LibraryLayout.database,
+          problem: "schema version \(version), expected \(Schema.current)",
+          remedy: "open the library with a catalogue that knows schema \(version)", repairable: false))
+    }
+    if !(try searchIndexInStep()) {
+      findings.append(
+        Finding(
+          kind: .searchIndexOutOfStep, target: "reviews_fts",
+          problem: "the full-text index does not match the reviews",
+          remedy: "repair rebuilds the index from the reviews", repairable: true))
+    }
+    return findings
+  }
+
+  /// Whether the FTS index matches the reviews it indexes (FTS5's own integrity check, which
+  /// with rank 1 compares an external-content index with its content table).
+  func searchIndexInStep() throws(CatalogueError) -> Bool {
+    do {
+      try database.run("INSERT INTO reviews_fts (reviews_fts, rank) VALUES ('integrity-check', 1)")
+      return true
+    } catch {
+      // SQLITE_CORRUPT_VTAB (267) and plain SQLITE_CORRUPT both mean "out of step".
+      if error.primaryCode == 11 { return false }
+      throw .database(error)
+    }
+  }
+
+  // MARK: Records
+
+  private func checkReviewRecords() throws(CatalogueError) -> [Finding] {
+    let rows = try sql { () throws(DatabaseError) in
+      try database.query("SELECT id, title, body, rating, category, created, updated FROM reviews ORDER BY id") {
+        (
+          $0.text(0), ReviewDraft(title: $0.text(1), body: $0.text(2), rating: $0.int(3), category: $0.text(4)),
+          $0.text(5), $0.text(6)
+        )
+      }
+    }
+    var findings: [Finding] = []
+    for (id, draft, created, updated) in rows {
+      var problems: [String] = []
+      do {
+        _ = try draft.validated()
+      } catch {
+        if case .invalidReview(let list) = error { problems += list }
+      }
+      if DateText.parse(created) == nil { problems.append("created time \"\(created)\" is not a time") }
+      if DateText.parse(updated) == nil { problems.append("updated time \"\(updated)\" is not a time") }
+      if !problems.isEmpty {
+        findings.append(
+          Finding(
+            kind: .invalidReview, target: id, problem: problems.joined(separator: "; "),
+            remedy: "correct it with `catalogue edit \(id.prefix(8)) …`", repairable: false))
+      }
+    }
+    return findings
+  }
+
+  func imageRecords() throws(CatalogueError) -> [ImageRecord] {
+    let links = try sql { () throws(DatabaseError) in
+      try database.query("SELECT image, review FROM review_images ORDER BY review") { ($0.text(0), $0.text(1)) }
+    }
+    let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
+    return try sql { () throws(DatabaseError) in
+      try database.query(
+        """
+        SELECT sha256, format, width, height, orientation, bytes, thumbnail_format, thumbnail_width,
+          thumbnail_height
+        FROM images ORDER BY sha256
+        """
+      ) {
+        ImageRecord(
+          sha256: $0.text(0), format: $0.text(1), width: $0.int(2), height: $0.int(3),
+          orientation: $0.int(4), bytes: $0.int(5), thumbnailFormat: $0.text(6),
+          thumbnailWidth: $0.int(7), thumbnailHeight: $0.int(8), reviews: reviews[$0.text(0)] ?? [])
+      }
+    }
+  }
+
+  private func checkImageRecords(_ records: [ImageRecord]) -> [Finding] {
+    records.compactMap { record in
+      var problems: [String] = []
+      if !SHA256.isDigest(record.sha256) { problems.append("the hash is not a SHA-256 digest") }
+      if !["jpeg", "png"].contains(record.format) { problems.append("format \(record.format) is not jpeg or png") }
+      if !["jpeg", "png"].contains(record.thumbnailFormat) { problems.append("thumbnail format \(record.thumbnailFormat) is not jpeg or png") }
+      if record.width <= 0 || record.height <= 0 { problems.append("size \(record.width)×\(record.height)") }
+      if !(1...8).contains(record.orientation) { problems.append("orientation \(record.orientation) is outside 1–8") }
+      guard !problems.isEmpty else { return nil }
+      return Finding(
+        kind: .invalidImageRecord, target: record.sha256, problem: problems.joined(separator: "; "),
+        remedy: "repair reads the facts again from the original", repairable: true, reviews: record.reviews)
+    }
+  }
+
+  private func checkLinks() throws(CatalogueError) -> [Finding] {
+    let rows = try sql { () throws(DatabaseError) in
+      try database.query("SELECT review, position, cover FROM review_images ORDER BY review, position") {
+        ($0.text(0), $0.int(1), $0.bool(2))
+      }
+    }
+    var findings: [Finding] = []
+    for (review, links) in Dictionary(grouping: rows, by: \.0).sorted(by: { $0.key < $1.key }) {
+      if !links.contains(where: \.2) {
+        findings.append(
+          Finding(
+            kind: .coverMissing, target: review, problem: "the review has images but no cover",
+            remedy: "repair makes its first image the cover", repairable: true))
+      }
+      if links.map(\.1) != Array(1...links.count) {
+        findings.append(
+          Finding(
+            kind: .imagePositions, target: review,
+            problem: "image positions are \(links.map { String($0.1) }.joined(separator: ", ")), not 1–\(links.count)",
+            remedy: "repair numbers them again in the same order", repairable: true))
+      }
+    }
+    return findings
+  }
+
+  // MARK: Files
+
+  /// Verifies each record's original and thumbnail, in parallel.
+  func verify(
+    _ records: [ImageRecord], quick: Bool, jobs: Int?, progress: (@Sendable (ImportProgress) -> Void)?
+  ) -> [ImageVerdict] {
+    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let results = Mutex([ImageVerdict?](repeating: nil, count: records.count))
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let spec = thumbnailSpec
+    let store = files
+    let options = decodeOptions
+    let group = DispatchGroup()
+    for _ in 0..<min(workers, max(records.count, 1)) {
+      DispatchQueue.global().async(group: group) {
+        while true {
+          let index = next.add(1, ordering: .relaxed).oldValue
+          guard index < records.count else { return }
+          let verdict = Self.verify(records[index], spec: spec, options: options, quick: quick, store: store)
+          results.withLock { $0[index] = verdict }
+          let finished = done.add(1, ordering: .relaxed).newValue
+          progress?(ImportProgress(done: finished, total: records.count))
+        }
+      }
+    }
+    group.wait()
+    return results.withLock { $0.map { $0! } }
+  }
+
+  static func verify(
+    _ record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, quick: Bool, store: any FileStore
+  ) -> ImageVerdict {
+    var verdict = ImageVerdict()
+    let original = record.originalPath
+    let uses = record.reviews.map { String($0.prefix(8)) }.joined(separator: ", ")
+    let restore =
+      "re-attach the original picture (`catalogue replace REVIEW IMAGE FILE`) or import the review's bundle"
+      + (uses.isEmpty ? "" : "; used by \(uses)")
+    func damaged(_ kind: Finding.Kind, _ problem: String) {
+      verdict.findings.append(
+        Finding(kind: kind, target: original, problem: problem, remedy: restore, repairable: false, reviews: record.reviews))
+    }
+    guard let size = store.size(of: original) else {
+      damaged(.missingOriginal, "the original is missing")
+      return verdict
+    }
+    var originalOK = size == record.bytes
+    if !originalOK { damaged(.originalSizeMismatch, "the original has \(size) bytes, the record says \(record.bytes)") }
+    if !quick && originalOK {
+      do {
+        let bytes = try store.read(original)
+        verdict.bytesRead += bytes.count
+        if SHA256.hex(bytes) != record.sha256 {
+          damaged(.originalHashMismatch, "the original's bytes no longer hash to its name (damaged on disk)")
+          originalOK = false
+        } else {
+          // 1/8 scale: every byte of the entropy-coded data is still read and checked.
+          let decoded = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options)
+          let header = decoded.header
+          var facts: [String] = []
+          if header.format.rawValue != record.format { facts.append("format \(header.format.rawValue), recorded \(record.format)") }
+          if header.uprightWidth != record.width || header.uprightHeight != record.height {
+            facts.append("size \(header.uprightWidth)×\(header.uprightHeight), recorded \(record.width)×\(record.height)")
+          }
+          if header.orientation.rawValue != record.orientation {
+            facts.append("orientation \(header.orientation.rawValue), recorded \(record.orientation)")
+          }
+          if !facts.isEmpty {
+            verdict.findings.append(
+              Finding(
+                kind: .originalFactsMismatch, target: record.sha256,
+                problem: "the record disagrees with the original: " + facts.joined(separator: "; "),
+                remedy: "repair records the original's facts", repairable: true, reviews: record.reviews))
+          }
+        }
+      } catch let error as CatalogueError {
+        damaged(.missingOriginal, "the original cannot be read: \(error)")
+        originalOK = false
+      } catch let error as ImageError {
+        damaged(.originalUndecodable, "the original no longer decodes: \(error)")
+        originalOK = false
+      } catch {
+        damaged(.originalUndecodable, "\(error)")
+        originalOK = false
+      }
+    }
+    verdict.originalHealthy = originalOK
+    // The thumbnail, for the current spec.
+    let thumbnail = record.thumbnailPath(spec: spec)
+    let regenerate = originalOK ? "repair makes it again from the original" : "restore the original first"
+    func thumbnailFinding(_ kind: Finding.Kind, _ problem: String) {
+      verdict.findings.append(
+        Finding(kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK, reviews: record.reviews))
+    }
+    guard let thumbnailSize = store.size(of: thumbnail) else {
+      thumbnailFinding(.missingThumbnail, "the thumbnail is missing")
+      return verdict
+    }
+    guard !quick else { return verdict }
+    do {
+      let bytes = try store.read(thumbnail)
+      verdict.bytesRead += thumbnailSize
+      let header = try ImagePipeline.readHeader(bytes)
+      _ = try ImagePipeline.decode(bytes, options: options)
+      let expected = spec.size(forUprightWidth: record.width, height: record.height)
+      if header.width != expected.width || header.height != expected.height || header.format.rawValue != record.thumbnailFormat
+        || header.width != record.thumbnailWidth || header.height != record.thumbnailHeight
+      {
+        thumbnailFinding(
+          .staleThumbnail,
+          "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)")
+      }
+    } catch {
+      thumbnailFinding(.thumbnailUndecodable, "the thumbnail does not decode: \(error)")
+    }
+    return verdict
+  }
+
+  /// Files that do not belong: unreferenced, temporary, or unknown.
+  private func checkFiles(_ records: [ImageRecord]) throws(CatalogueError) -> [Finding] {
+    let spec = thumbnailSpec
+    let originals = Set(records.map(\.originalPath))
+    let thumbnails = Set(records.map { $0.thumbnailPath(spec: spec) })
+    var findings: [Finding] = []
+    for file in try storedFiles() where !originals.contains(file) && !thumbnails.contains(file) {
+      if Self.isTemporary(file) {
+        findings.append(
+          Finding(
+            kind: .temporaryFile, target: file, problem: "a temporary file left by an interrupted write",
+            remedy: "repair moves it to lost+found", repairable: true))
+      } else if Self.isStoreName(file) {
+        findings.append(
+          Finding(
+            kind: .unreferencedFile, target: file, problem: "no record refers to this file",
+            remedy: file.hasPrefix(LibraryLayout.thumbnails) ? "repair deletes it (a thumbnail can be made again)" : "repair moves it to lost+found",
+            repairable: true))
+      } else {
+        findings.append(
+          Finding(
+            kind: .unknownFile, target: file, problem: "not a file the library writes",
+            remedy: "repair moves it to lost+found", repairable: true))
+      }
+    }
+    for entry in try rootEntries() where !Self.knownRootEntries.contains(entry) {
+      findings.append(
+        Finding(
+          kind: .unknownFile, target: entry, problem: "not part of a library",
+          remedy: "move it out of the library folder (repair leaves it alone)", repairable: false))
+    }
+    return findings
+  }
+
+  static let knownRootEntries: Set<String> = [
+    LibraryLayout.database, LibraryLayout.database + "-wal", LibraryLayout.database + "-shm",
+    LibraryLayout.database + "-journal", LibraryLock.fileName, LibraryLayout.originals,
+    LibraryLayout.thumbnails, LibraryLayout.lostAndFound,
+  ]
+
+  /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>` or
+  /// `thumbnails/ab/<sha>-<spec>.<ext>`.
+  static func isStoreName(_ path: String) -> Bool {
+    let parts = path.split(separator: "/")
+    guard parts.count == 3, parts[1].count == 2 else { return false }
+    let name = parts[2]
+    guard name.count > 64, SHA256.isDigest(name.prefix(64)), name.prefix(2) == parts[1] else { return false }
+    let rest = name.dropFirst(64)
+    switch parts[0] {
+    case Substring(LibraryLayout.originals): return rest == ".jpg" || rest == ".png"
+    case Substring(LibraryLayout.thumbnails):
+      guard rest.first == "-", let dot = rest.lastIndex(of: ".") else { return false }
+      return ThumbnailSpec(name: String(rest[rest.index(after: rest.startIndex)..<dot])) != nil
+        && [".jpg", ".png"].contains(rest[dot...])
+    default: return false
+    }
+  }
+
+  private func rootEntries() throws(CatalogueError) -> [String] {
+    guard let local = files as? LocalFileStore else { return [] }
+    return try local.entries(in: "")
+  }
+}

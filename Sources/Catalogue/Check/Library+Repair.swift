@@ -1,0 +1,179 @@
+import Dispatch
+public import Foundation
+public import ImagePipeline
+import Synchronization
+
+extension Library {
+  /// Puts right what `report` found that can be put right from what is in the library:
+  /// rebuilds the search index, removes broken links, fixes covers and positions, records an
+  /// original's facts again, makes missing or stale thumbnails again from their originals, and
+  /// clears away unreferenced, temporary and unknown files in the stores (originals and
+  /// anything that may matter go to `lost+found/`, thumbnails are deleted). It never deletes
+  /// or rewrites an original that a record refers to.
+  ///
+  /// Each finding is checked again just before it is acted on, so a report that went stale
+  /// (an import linked a file meanwhile, say) removes nothing live. With `dryRun`, the same
+  /// checks run and the actions are reported, not taken.
+  public func repair(_ report: CheckReport, dryRun: Bool = false, now: Date = Date()) throws(CatalogueError)
+    -> RepairReport
+  {
+    var result = RepairReport(dryRun: dryRun, actions: [], unrepaired: [])
+    func did(_ finding: Finding, _ action: String) {
+      result.actions.append(RepairReport.Action(finding: finding, action: action))
+    }
+    let byKind = Dictionary(grouping: report.findings, by: \.kind)
+    result.unrepaired = report.findings.filter { !$0.repairable }
+
+    // The database: the search index and broken links.
+    for finding in byKind[.searchIndexOutOfStep] ?? [] {
+      guard !(try searchIndexInStep()) else { continue }
+      if !dryRun {
+        try write { () throws(CatalogueError) in
+          try sql { () throws(DatabaseError) in
+            try database.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')")
+          }
+        }
+      }
+      did(finding, "rebuilt the full-text index from the reviews")
+    }
+    for finding in byKind[.foreignKeyViolation] ?? [] {
+      let removed = try write { () throws(CatalogueError) -> Int in
+        let broken = try sql { () throws(DatabaseError) in
+          try database.query(
+            "SELECT review, position FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) "
+              + "OR review NOT IN (SELECT id FROM reviews)") { ($0.text(0), $0.int(1)) }
+        }
+        if !dryRun {
+          try sql { () throws(DatabaseError) in
+            try database.run(
+              "DELETE FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) "
+                + "OR review NOT IN (SELECT id FROM reviews)")
+          }
+          for review in Set(broken.map(\.0)) { try renumber(review) }
+        }
+        return broken.count
+      }
+      if removed > 0 { did(finding, "removed \(removed) link\(removed == 1 ? "" : "s") to missing records") }
+    }
+
+    // Links: covers and positions.
+    for finding in (byKind[.coverMissing] ?? []) + (byKind[.imagePositions] ?? []) {
+      let needed = try write { () throws(CatalogueError) -> Bool in
+        let links = try images(of: finding.target)
+        if links.isEmpty { return false }
+        let healthy = links.contains(where: \.isCover) && links.map(\.position) == Array(1...links.count)
+        if healthy { return false }
+        if !dryRun { try renumber(finding.target) }
+        return true
+      }
+      if needed {
+        did(finding, finding.kind == .coverMissing ? "made the first image the cover" : "numbered the images 1, 2, … in their order")
+      }
+    }
+
+    // Records that disagree with their originals.
+    let records = try imageRecords()
+    let bySHA = Dictionary(records.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })
+    for finding in (byKind[.invalidImageRecord] ?? []) + (byKind[.originalFactsMismatch] ?? []) {
+      guard let record = bySHA[finding.target] else { continue }
+      guard let header = try healthyHeader(of: record) else {
+        result.unrepaired.append(finding)
+        continue
+      }
+      if !dryRun {
+        try write { () throws(CatalogueError) in
+          try sql { () throws(DatabaseError) in
+            try database.run(
+              "UPDATE images SET format = ?, width = ?, height = ?, orientation = ? WHERE sha256 = ?",
+              [
+                .text(header.format.rawValue), SQLValue(header.uprightWidth), SQLValue(header.uprightHeight),
+                SQLValue(header.orientation.rawValue), .text(record.sha256),
+              ])
+          }
+        }
+      }
+      did(finding, "recorded the original's facts: \(header.format.rawValue), \(header.uprightWidth)×\(header.uprightHeight), orientation \(header.orientation.rawValue)")
+    }
+
+    // Thumbnails, made again from their originals.
+    let thumbnailKinds: [Finding.Kind] = [.missingThumbnail, .thumbnailUndecodable, .staleThumbnail]
+    let spec = thumbnailSpec
+    for finding in thumbnailKinds.flatMap({ byKind[$0] ?? [] }) where finding.repairable {
+      guard let record = records.first(where: { $0.thumbnailPath(spec: spec) == finding.target }) else { continue }
+      // Still wrong?
+      let now = Self.verify(record, spec: spec, options: decodeOptions, quick: false, store: files)
+      guard now.findings.contains(where: { thumbnailKinds.contains($0.kind) }) else { continue }
+      guard now.originalHealthy else {
+        result.unrepaired.append(finding)
+        continue
+      }
+      if !dryRun { try remakeThumbnail(record) }
+      did(finding, "made \(finding.target) again from the original")
+    }
+
+    // Files that do not belong in the stores.
+    let fileKinds: [Finding.Kind] = [.unreferencedFile, .temporaryFile, .unknownFile]
+    let strays = fileKinds.flatMap { byKind[$0] ?? [] }.filter(\.repairable)
+    if !strays.isEmpty {
+      let lock = try LibraryLock(folder: path, mode: .exclusive)
+      defer { withExtendedLifetime(lock) {} }
+      let stamp = DateText.format(now).replacingOccurrences(of: ":", with: "-")
+      try write { () throws(CatalogueError) in
+        // Under the exclusive lock and the write transaction nothing can link a file now.
+        let (originals, thumbnails) = try referencedFiles()
+        for finding in strays {
+          let file = finding.target
+          guard files.size(of: file) != nil, !originals.contains(file), !thumbnails.contains(file) else { continue }
+          if file.hasPrefix(LibraryLayout.thumbnails + "/") && Self.isStoreName(file) {
+            if !dryRun { try files.remove(file) }
+            did(finding, "deleted \(file)")
+          } else {
+            let destination = "\(LibraryLayout.lostAndFound)/\(stamp)/\(file)"
+            if !dryRun { try files.move(file, to: destination) }
+            did(finding, "moved \(file) to \(destination)")
+          }
+        }
+      }
+    }
+    return result
+  }
+
+  /// Numbers a review's images 1, 2, … in their order, keeping the cover (or making the first
+  /// one the cover). Changes no review's updated time.
+  private func renumber(_ review: String) throws(CatalogueError) {
+    let links = try images(of: review)
+    try relink(review, links.map(\.image.sha256), cover: links.first(where: \.isCover)?.image.sha256, now: nil)
+  }
+
+  /// The original's header, if the original is there, hashes to its name and decodes.
+  private func healthyHeader(of record: ImageRecord) throws(CatalogueError) -> ImageHeader? {
+    guard let bytes = try? files.read(record.originalPath), SHA256.hex(bytes) == record.sha256 else { return nil }
+    return try? ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions).header
+  }
+
+  /// Makes a record's thumbnail again from its original, by the durable write path, and
+  /// records what it made.
+  func remakeThumbnail(_ record: ImageRecord) throws(CatalogueError) {
+    let bytes = try files.read(record.originalPath)
+    guard SHA256.hex(bytes) == record.sha256 else {
+      throw .invalidArgument("\(record.originalPath) no longer hashes to its name")
+    }
+    let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: thumbnailSpec, options: decodeOptions)
+    try storeThumbnail(prepared)
+  }
+
+  /// Writes a prepared picture's thumbnail and records its format and size.
+  func storeThumbnail(_ prepared: PreparedImage) throws(CatalogueError) {
+    let thumbnail = prepared.processed.thumbnail
+    try files.write(
+      thumbnail.bytes,
+      to: LibraryLayout.thumbnail(sha256: prepared.sha256, spec: prepared.spec.name, fileExtension: thumbnail.format.fileExtension))
+    try write { () throws(CatalogueError) in
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
+          [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(prepared.sha256)])
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import Dispatch
+public import Foundation
+public import ImagePipeline
+import Synchronization
+
+/// What a thumbnail rebuild did.
+public struct RebuildReport: Sendable, Equatable {
+  public var spec: ThumbnailSpec
+  public var rebuilt: Int
+  /// Pictures whose original could not be used; their thumbnails were left as they were.
+  public var failures: [Finding]
+  /// Thumbnails of the previous spec, deleted once the new ones were in place.
+  public var removed: Int
+}
+
+extension Library {
+  /// Makes the library's thumbnails to `spec` (and makes it the library's spec): every
+  /// thumbnail is made again from its original, in parallel on `jobs` threads, each written by
+  /// the durable write path; then one transaction switches the spec and records the new
+  /// thumbnails, and only then are the old spec's thumbnails deleted. An interruption leaves
+  /// the old spec in force, with the new thumbnails as unreferenced files.
+  public func rebuildThumbnails(
+    spec: ThumbnailSpec, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
+  ) throws(CatalogueError) -> RebuildReport {
+    guard spec.problems.isEmpty else { throw .invalidArgument(spec.problems.joined(separator: "; ")) }
+    let outcomes = try makeThumbnails(spec: spec, jobs: jobs, progress: progress)
+    // Old thumbnails are derived data: delete those no record refers to now.
+    let removed = try removeUnreferencedThumbnails()
+    let failures = outcomes.compactMap { outcome -> Finding? in
+      if case .failed(let finding) = outcome { return finding }
+      return nil
+    }
+    return RebuildReport(spec: spec, rebuilt: outcomes.count - failures.count, failures: failures, removed: removed)
+  }
+
+  /// Makes and records the thumbnails for `spec`, holding the library lock shared (as an
+  /// import does) until they are linked.
+  private func makeThumbnails(
+    spec: ThumbnailSpec, jobs: Int?, progress: (@Sendable (ImportProgress) -> Void)?
+  ) throws(CatalogueError) -> [RebuildOutcome] {
+    let lock = try LibraryLock(folder: path, mode: .shared)
+    defer { withExtendedLifetime(lock) {} }
+    let records = try read { () throws(CatalogueError) in try imageRecords() }
+    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let results = Mutex([RebuildOutcome?](repeating: nil, count: records.count))
+    let writeErrors = Mutex<[CatalogueError]>([])
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let store = files
+    let options = decodeOptions
+    let group = DispatchGroup()
+    for _ in 0..<min(workers, max(records.count, 1)) {
+      DispatchQueue.global().async(group: group) {
+        while true {
+          let index = next.add(1, ordering: .relaxed).oldValue
+          guard index < records.count else { return }
+          let record = records[index]
+          let result: RebuildOutcome
+          do {
+            let bytes = try store.read(record.originalPath)
+            guard SHA256.hex(bytes) == record.sha256 else {
+              throw CatalogueError.invalidArgument("the original no longer hashes to its name")
+            }
+            let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: spec, options: options)
+            let thumbnail = prepared.processed.thumbnail
+            try store.write(
+              thumbnail.bytes,
+              to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
+            result = .made(thumbnail)
+          } catch let error as CatalogueError {
+            if case .io(let operation, _, _) = error, operation != "read" {
+              writeErrors.withLock { $0.append(error) }
+            }
+            result = .failed(
+              Finding(
+                kind: .missingThumbnail, target: record.originalPath,
+                problem: "no thumbnail could be made: \(error)",
+                remedy: "restore the original, then run `catalogue check --repair`", repairable: false,
+                reviews: record.reviews))
+          } catch {
+            result = .failed(
+              Finding(kind: .missingThumbnail, target: record.originalPath, problem: "\(error)", remedy: "", repairable: false))
+          }
+          results.withLock { $0[index] = result }
+          progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count))
+        }
+      }
+    }
+    group.wait()
+    // A failed write (a full disk, say) stops the rebuild before anything is switched.
+    if let error = writeErrors.withLock({ $0.first }) { throw error }
+    let outcomes = results.withLock { $0.map { $0! } }
+    try write { () throws(CatalogueError) in
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "INSERT INTO settings (key, value) VALUES ('thumbnail_spec', ?) "
+            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(spec.name)])
+        for (record, outcome) in zip(records, outcomes) {
+          guard case .made(let thumbnail) = outcome else { continue }
+          try database.run(
+            "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
+            [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(record.sha256)])
+        }
+      }
+    }
+    thumbnailSpec = spec
+    return outcomes
+  }
+
+  /// Deletes thumbnails no record refers to (under the exclusive lock, re-checked in a write
+  /// transaction). Returns how many.
+  private func removeUnreferencedThumbnails() throws(CatalogueError) -> Int {
+    let lock = try LibraryLock(folder: path, mode: .exclusive)
+    defer { withExtendedLifetime(lock) {} }
+    return try write { () throws(CatalogueError) -> Int in
+      let (_, thumbnails) = try referencedFiles()
+      var removed = 0
+      for file in try files.files(under: LibraryLayout.thumbnails)
+      where !thumbnails.contains(file) && Self.isStoreName(file) {
+        try files.remove(file)
+        removed += 1
+      }
+      return removed
+    }
+  }
+}
+
+/// What became of one picture in a rebuild.
+enum RebuildOutcome: Sendable {
+  case made(Thumbnail)
+  case failed(Finding)
+}

@@ -1,0 +1,192 @@
+import Catalogue
+import Foundation
+import ImagePipeline
+
+extension Commands {
+  struct FindingJSON: Encodable {
+    let kind: String
+    let target: String
+    let problem: String
+    let remedy: String
+    let repairable: Bool
+    let reviews: [String]
+
+    init(_ finding: Finding) {
+      kind = finding.kind.rawValue
+      target = finding.target
+      problem = finding.problem
+      remedy = finding.remedy
+      repairable = finding.repairable
+      reviews = finding.reviews
+    }
+  }
+
+  struct CheckJSON: Encodable {
+    struct Action: Encodable {
+      let kind: String
+      let target: String
+      let action: String
+    }
+
+    struct Repair: Encodable {
+      let dryRun: Bool
+      let actions: [Action]
+      let unrepaired: [FindingJSON]
+    }
+
+    let healthy: Bool
+    let quick: Bool
+    let reviews: Int
+    let images: Int
+    let thumbnails: Int
+    let bytesRead: Int
+    let findings: [FindingJSON]
+    let repair: Repair?
+    /// What a check found after the repair.
+    let remaining: [FindingJSON]?
+  }
+
+  static func count(_ number: Int, _ noun: String) -> String {
+    let formatter = NumberFormatter()
+    formatter.numberStyle = .decimal
+    formatter.groupingSeparator = ","
+    let text = formatter.string(from: NSNumber(value: number)) ?? String(number)
+    return "\(text) \(noun)\(number == 1 ? "" : "s")"
+  }
+
+  static func describe(_ finding: Finding) -> String {
+    "\(finding.kind.rawValue): \(finding.target): \(finding.problem) — \(finding.remedy)"
+  }
+
+  static let check = Command(
+    spec: CommandSpec(
+      "check", summary: "verify the whole library, and repair what can be repaired",
+      details: """
+        Verifies the database and its search index, every record, every original (its size, its SHA-256 \
+        against its name, that it decodes, that the record's facts match) and every thumbnail, and that \
+        the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong.
+        --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
+        lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
+        touches an original a record refers to. What it cannot repair it names, with what to do.
+        """,
+      options: [
+        .init("quick", help: "check only that files exist with the right sizes"),
+        .init("repair", help: "repair what can be repaired, then check again"),
+        .init("dry-run", help: "with --repair: say what a repair would do, and do nothing"),
+      ],
+      examples: ["catalogue check", "catalogue check --repair", "catalogue check --repair --dry-run --json"])
+  ) { context in
+    let arguments = context.arguments
+    if arguments.has("dry-run") && !arguments.has("repair") {
+      throw UsageError(message: "--dry-run goes with --repair", command: "check")
+    }
+    let library = try context.openLibrary()
+    let quick = arguments.has("quick")
+    Progress.shared.start("Verifying")
+    let report = try library.check(quick: quick) { Progress.shared.update(done: $0.done, total: $0.total) }
+    Progress.shared.clear()
+    var repair: RepairReport?
+    var remaining: [Finding]?
+    if arguments.has("repair") && !report.isHealthy {
+      repair = try library.repair(report, dryRun: arguments.has("dry-run"))
+      if repair?.dryRun == false {
+        Progress.shared.start("Checking again")
+        remaining = try library.check(quick: quick) { Progress.shared.update(done: $0.done, total: $0.total) }.findings
+        Progress.shared.clear()
+      }
+    }
+    let healthy = remaining.map(\.isEmpty) ?? report.isHealthy
+    if context.json {
+      Terminal.print(Output.json(CheckJSON(
+        healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
+        thumbnails: report.thumbnails, bytesRead: report.bytesRead, findings: report.findings.map(FindingJSON.init),
+        repair: repair.map { repair in
+          CheckJSON.Repair(
+            dryRun: repair.dryRun,
+            actions: repair.actions.map { .init(kind: $0.finding.kind.rawValue, target: $0.finding.target, action: $0.action) },
+            unrepaired: repair.unrepaired.map(FindingJSON.init))
+        },
+        remaining: remaining?.map(FindingJSON.init))))
+      return healthy ? 0 : 1
+    }
+    for finding in report.findings { Terminal.print(describe(finding)) }
+    var summary = "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
+    if !quick { summary += " (\(Output.byteCount(report.bytesRead)) read)" }
+    if report.isHealthy {
+      Terminal.print(summary + ": no problems.")
+      return 0
+    }
+    let repairable = report.findings.filter(\.repairable).count
+    summary += ": \(count(report.findings.count, "problem"))"
+    if repair == nil && repairable > 0 {
+      summary += ", \(repairable) repairable: run `catalogue check --repair`"
+    }
+    Terminal.print(summary + ".")
+    if let repair {
+      for action in repair.actions { Terminal.print((repair.dryRun ? "would repair: " : "repaired: ") + action.action) }
+      if repair.dryRun {
+        Terminal.print("Dry run: nothing was changed.")
+        return 1
+      }
+      let left = remaining ?? []
+      if left.isEmpty {
+        Terminal.print("Repaired \(count(repair.actions.count, "problem")); the library is healthy now.")
+        return 0
+      }
+      Terminal.print("Repaired \(count(repair.actions.count, "problem")); still wrong:")
+      for finding in left { Terminal.print("  " + describe(finding)) }
+    }
+    return healthy ? 0 : 1
+  }
+
+  static let thumbnails = Command(
+    spec: CommandSpec(
+      "thumbnails", summary: "remake every thumbnail, optionally to a new size",
+      details: """
+        --rebuild makes every thumbnail again from its original (in parallel, each written safely), with \
+        the size and shape given, which become the library's thumbnail spec. Without them the current spec \
+        is kept. The previous thumbnails are deleted once the new ones are in place.
+        """,
+      options: [
+        .init("rebuild", help: "remake the thumbnails (required)"),
+        .init("size", value: "N", help: "longest edge in pixels, 16–4096"),
+        .init("square", help: "square thumbnails cropped from the centre"),
+        .init("fit", help: "thumbnails that keep the picture's shape (the default)"),
+        .init("quality", value: "Q", help: "JPEG quality, 1–100"),
+      ],
+      examples: ["catalogue thumbnails --rebuild", "catalogue thumbnails --rebuild --size 512 --square"])
+  ) { context in
+    let arguments = context.arguments
+    guard arguments.has("rebuild") else {
+      throw UsageError(message: "thumbnails needs --rebuild", command: "thumbnails")
+    }
+    if arguments.has("square") && arguments.has("fit") {
+      throw UsageError(message: "give --square or --fit, not both", command: "thumbnails")
+    }
+    let library = try context.openLibrary()
+    var spec = library.thumbnailSpec
+    if let size = try ArgumentParser.integer(arguments, "size", in: 16...4096, command: "thumbnails") { spec.longestEdge = size }
+    if let quality = try ArgumentParser.integer(arguments, "quality", in: 1...100, command: "thumbnails") { spec.quality = quality }
+    if arguments.has("square") { spec.mode = .square }
+    if arguments.has("fit") { spec.mode = .fit }
+    Progress.shared.start("Thumbnails")
+    let report = try library.rebuildThumbnails(spec: spec) { Progress.shared.update(done: $0.done, total: $0.total) }
+    Progress.shared.clear()
+    for failure in report.failures { Terminal.printError("error: \(failure.target): \(failure.problem)") }
+    if context.json {
+      Terminal.print(Output.json(RebuildJSON(
+        spec: report.spec.name, rebuilt: report.rebuilt, removed: report.removed,
+        failures: report.failures.map(FindingJSON.init))))
+    } else {
+      Terminal.print("Made \(count(report.rebuilt, "thumbnail")) to \(report.spec.name); removed \(count(report.removed, "old thumbnail")).")
+    }
+    return report.failures.isEmpty ? 0 : 1
+  }
+
+  struct RebuildJSON: Encodable {
+    let spec: String
+    let rebuilt: Int
+    let removed: Int
+    let failures: [FindingJSON]
+  }
+}

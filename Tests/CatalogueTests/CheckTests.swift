@@ -1,0 +1,223 @@
+@testable import Catalogue
+import Foundation
+import ImagePipeline
+import Testing
+
+@Suite("Check and repair")
+struct CheckTests {
+  /// A healthy library: two reviews, three pictures (one shared), one of them a PNG with
+  /// transparency.
+  static func healthy() throws -> (TestLibrary, [Review]) {
+    let test = try TestLibrary()
+    let first = try test.library.create(draft("First"))
+    let second = try test.library.create(draft("Second", category: "game"))
+    _ = try test.library.attach(files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("palette-trns.png")], to: first.id)
+    _ = try test.library.attach(files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("orientation-6.jpg")], to: second.id)
+    return (test, [try test.library.review(first.id), try test.library.review(second.id)])
+  }
+
+  /// Every original a record refers to, with its bytes.
+  static func originals(_ library: Library) throws -> [String: [UInt8]] {
+    var result: [String: [UInt8]] = [:]
+    for record in try library.imageRecords() { result[record.originalPath] = try? library.files.read(record.originalPath) }
+    return result
+  }
+
+  func full(_ library: Library, _ relative: String) -> String { library.files.location(of: relative) }
+
+  /// Checks, expects exactly `kinds` on `target`, repairs, and checks again.
+  func breakAndRepair(
+    _ expected: [(Finding.Kind, String)], repaired: Bool, _ test: TestLibrary, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let library = test.library
+    let report = try library.check()
+    #expect(report.findings.map { "\($0.kind.rawValue) \($0.target)" }.sorted()
+      == expected.map { "\($0.0.rawValue) \($0.1)" }.sorted(), sourceLocation: sourceLocation)
+    let before = try Self.originals(library)
+    let dry = try library.repair(report, dryRun: true)
+    #expect(try library.check().findings == report.findings, "a dry run changed something", sourceLocation: sourceLocation)
+    let repair = try library.repair(report)
+    #expect(dry.actions.map(\.finding) == repair.actions.map(\.finding), sourceLocation: sourceLocation)
+    let after = try library.check()
+    if repaired {
+      #expect(after.isHealthy, "still: \(after.findings)", sourceLocation: sourceLocation)
+    } else {
+      #expect(after.findings.map(\.kind) == report.findings.map(\.kind), sourceLocation: sourceLocation)
+      #expect(after.findings.allSatisfy { !$0.repairable }, sourceLocation: sourceLocation)
+    }
+    // Originals that records refer to are untouched, byte for byte.
+    let now = try Self.originals(library)
+    for (path, bytes) in before { #expect(now[path] == bytes, "\(path) changed", sourceLocation: sourceLocation) }
+  }
+
+  @Test func aHealthyLibraryIsHealthy() throws {
+    let (test, _) = try Self.healthy()
+    let report = try test.library.check()
+    #expect(report.isHealthy, "\(report.findings)")
+    #expect(report.reviews == 2 && report.images == 3)
+    #expect(report.bytesRead > 75_000)
+    #expect(try test.library.check(quick: true).isHealthy)
+  }
+
+  @Test func aFlippedByteInAnOriginal() throws {
+    let (test, reviews) = try Self.healthy()
+    let original = reviews[0].images[0].image.original
+    var bytes = try test.library.files.read(original)
+    bytes[bytes.count / 2] ^= 0x40
+    try Data(bytes).write(to: URL(fileURLWithPath: full(test.library, original)))
+    try breakAndRepair([(.originalHashMismatch, original)], repaired: false, test)
+    let finding = try #require(try test.library.check().findings.first)
+    #expect(Set(finding.reviews) == Set(reviews.map(\.id)))
+    #expect(finding.remedy.contains("catalogue replace"))
+    // quick checks sizes only: a flipped byte keeps the size.
+    #expect(try test.library.check(quick: true).isHealthy)
+  }
+
+  @Test func aTruncatedOriginal() throws {
+    let (test, reviews) = try Self.healthy()
+    let original = reviews[0].images[1].image.original
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: full(test.library, original)))
+    try handle.truncate(atOffset: 50)
+    try handle.close()
+    try breakAndRepair([(.originalSizeMismatch, original)], repaired: false, test)
+    #expect(try test.library.check(quick: true).findings.map(\.kind) == [.originalSizeMismatch])
+  }
+
+  @Test func aDeletedOriginal() throws {
+    let (test, reviews) = try Self.healthy()
+    let original = reviews[1].images[1].image.original
+    try FileManager.default.removeItem(atPath: full(test.library, original))
+    try breakAndRepair([(.missingOriginal, original)], repaired: false, test)
+  }
+
+  @Test func anUndecodableOriginalWithItsRecordedHash() throws {
+    // A record whose file is not a picture at all (hash matches: the record was made so).
+    let (test, _) = try Self.healthy()
+    let bytes = Array("not a picture".utf8)
+    let sha = SHA256.hex(bytes)
+    try test.library.files.write(bytes, to: LibraryLayout.original(sha256: sha, fileExtension: "jpg"))
+    try test.library.database.run(
+      "INSERT INTO images VALUES (?, 'jpeg', 10, 10, 1, ?, 'jpeg', 10, 10, '2026-01-01T00:00:00.000Z')",
+      [.text(sha), .integer(Int64(bytes.count))])
+    let path = LibraryLayout.original(sha256: sha, fileExtension: "jpg")
+    let thumbnail = LibraryLayout.thumbnail(sha256: sha, spec: "256-fit-q85", fileExtension: "jpg")
+    try breakAndRepair([(.originalUndecodable, path), (.missingThumbnail, thumbnail)], repaired: false, test)
+  }
+
+  @Test func aDeletedThumbnail() throws {
+    let (test, reviews) = try Self.healthy()
+    let thumbnail = reviews[0].images[1].image.thumbnail
+    #expect(thumbnail.hasSuffix(".png"))
+    let before = try test.library.files.read(thumbnail)
+    try FileManager.default.removeItem(atPath: full(test.library, thumbnail))
+    try breakAndRepair([(.missingThumbnail, thumbnail)], repaired: true, test)
+    #expect(try test.library.files.read(thumbnail) == before)
+  }
+
+  @Test func aThumbnailOfTheWrongSize() throws {
+    let (test, reviews) = try Self.healthy()
+    let thumbnail = reviews[0].images[0].image.thumbnail
+    let wrong = try ImagePipeline.thumbnail(try Fixture.bytes(Fixture.image("large-1600x1200.jpg")), spec: ThumbnailSpec(longestEdge: 100))
+    try Data(wrong.thumbnail.bytes).write(to: URL(fileURLWithPath: full(test.library, thumbnail)))
+    try breakAndRepair([(.staleThumbnail, thumbnail)], repaired: true, test)
+    #expect(try ImagePipeline.readHeader(try test.library.files.read(thumbnail)).width == 256)
+  }
+
+  @Test func aTemporaryFileAndAnOrphan() throws {
+    let (test, _) = try Self.healthy()
+    let temporary = "originals/ab/.tmp-0123456789abcdef-x.jpg"
+    let orphanBytes = try Fixture.bytes(Fixture.image("baseline.jpg"))
+    let orphan = LibraryLayout.original(sha256: SHA256.hex(orphanBytes), fileExtension: "jpg")
+    try test.library.files.write([1, 2, 3], to: temporary)
+    try test.library.files.write(orphanBytes, to: orphan)
+    try breakAndRepair([(.temporaryFile, temporary), (.unreferencedFile, orphan)], repaired: true, test)
+    // Both were moved to lost+found, not deleted.
+    let lost = try test.library.files.files(under: LibraryLayout.lostAndFound)
+    #expect(lost.count == 2)
+    #expect(lost.contains { $0.hasSuffix(orphan) })
+    #expect(try test.library.files.read(try #require(lost.first { $0.hasSuffix(orphan) })) == orphanBytes)
+  }
+
+  @Test func aRatingOfNine() throws {
+    let (test, reviews) = try Self.healthy()
+    try test.library.database.execute("PRAGMA ignore_check_constraints = ON")
+    try test.library.database.run("UPDATE reviews SET rating = 9 WHERE id = ?", [.text(reviews[1].id)])
+    try test.library.database.execute("PRAGMA ignore_check_constraints = OFF")
+    try breakAndRepair([(.invalidReview, reviews[1].id)], repaired: false, test)
+    let finding = try #require(try test.library.check().findings.first)
+    #expect(finding.problem == "rating 9 is outside 0–5")
+  }
+
+  @Test func aCorruptSearchIndex() throws {
+    let (test, reviews) = try Self.healthy()
+    // Tell the index a review has different words from the ones it has.
+    try test.library.database.run(
+      "INSERT INTO reviews_fts (reviews_fts, rowid, title, body) SELECT 'delete', seq, 'wrong words', 'entirely' FROM reviews WHERE id = ?",
+      [.text(reviews[0].id)])
+    try breakAndRepair([(.searchIndexOutOfStep, "reviews_fts")], repaired: true, test)
+    #expect(try test.library.list(ReviewQuery(search: "first")).total == 1)
+  }
+
+  @Test func aMissingCoverAndGappedPositions() throws {
+    let (test, reviews) = try Self.healthy()
+    try test.library.database.run("UPDATE review_images SET cover = 0 WHERE review = ?", [.text(reviews[0].id)])
+    try test.library.database.run("UPDATE review_images SET position = 5 WHERE review = ? AND position = 2", [.text(reviews[1].id)])
+    try breakAndRepair([(.coverMissing, reviews[0].id), (.imagePositions, reviews[1].id)], repaired: true, test)
+    #expect(try test.library.review(reviews[0].id).images.map(\.isCover) == [true, false])
+    #expect(try test.library.review(reviews[1].id).images.map(\.position) == [1, 2])
+    // A repair tells no new story: the reviews' updated times stay.
+    #expect(try test.library.review(reviews[0].id).updated == reviews[0].updated)
+  }
+
+  @Test func recordFactsThatDisagreeWithTheOriginal() throws {
+    let (test, reviews) = try Self.healthy()
+    let sha = reviews[1].images[1].image.sha256
+    try test.library.database.run("UPDATE images SET width = 999 WHERE sha256 = ?", [.text(sha)])
+    // The thumbnail's expected size follows the (wrong) record too.
+    let thumbnail = reviews[1].images[1].image.thumbnail
+    try breakAndRepair([(.originalFactsMismatch, sha), (.staleThumbnail, thumbnail)], repaired: true, test)
+    #expect(try test.library.review(reviews[1].id).images[1].image.width == 120)
+  }
+
+  @Test func aStaleReportRemovesNothingLive() throws {
+    let (test, reviews) = try Self.healthy()
+    // An orphan is found, then attached before the repair runs.
+    let bytes = try Fixture.bytes(Fixture.image("baseline.jpg"))
+    let path = LibraryLayout.original(sha256: SHA256.hex(bytes), fileExtension: "jpg")
+    try test.library.files.write(bytes, to: path)
+    let report = try test.library.check()
+    #expect(report.findings.map(\.kind) == [.unreferencedFile])
+    _ = try test.library.attach(files: [Fixture.image("baseline.jpg")], to: reviews[0].id)
+    let repair = try test.library.repair(report)
+    #expect(repair.actions.isEmpty)
+    #expect(try test.library.files.read(path) == bytes)
+    #expect(try test.library.check().isHealthy)
+  }
+
+  @Test func rebuildingThumbnailsToANewSpec() throws {
+    let (test, reviews) = try Self.healthy()
+    let old = try test.library.files.files(under: LibraryLayout.thumbnails)
+    let report = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 64, mode: .square))
+    #expect(report.rebuilt == 3 && report.failures.isEmpty && report.removed == 3)
+    #expect(test.library.thumbnailSpec.name == "64-square-q85")
+    let now = try test.library.files.files(under: LibraryLayout.thumbnails)
+    #expect(now.count == 3 && Set(now).isDisjoint(with: old))
+    for image in try test.library.review(reviews[0].id).images {
+      let header = try ImagePipeline.readHeader(try test.library.files.read(image.image.thumbnail))
+      #expect(header.width == 64 && header.height == 64)
+    }
+    #expect(try test.library.check().isHealthy)
+    // The spec persists.
+    #expect(try Library(opening: test.path).thumbnailSpec.name == "64-square-q85")
+  }
+
+  @Test func aChangedSpecMakesThumbnailsStale() throws {
+    let (test, _) = try Self.healthy()
+    try test.library.setThumbnailSpec(ThumbnailSpec(longestEdge: 128))
+    let report = try test.library.check()
+    #expect(report.findings.filter { $0.kind == .missingThumbnail }.count == 3)
+    #expect(report.findings.filter { $0.kind == .unreferencedFile }.count == 3)
+    _ = try test.library.repair(report)
+    #expect(try test.library.check().isHealthy)
+  }
+}
