@@ -73,6 +73,7 @@ extension Commands {
         .init("quick", help: "check only that files exist with the right sizes"),
         .init("repair", help: "repair what can be repaired, then check again"),
         .init("dry-run", help: "with --repair: say what a repair would do, and do nothing"),
+        .init("jobs", value: "N", help: "verify on N threads (default: one a core)"),
       ],
       examples: ["catalogue check", "catalogue check --repair", "catalogue check --repair --dry-run --json"])
   ) { context in
@@ -82,8 +83,9 @@ extension Commands {
     }
     let library = try context.openLibrary()
     let quick = arguments.has("quick")
+    let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "check")
     Progress.shared.start("Verifying")
-    let report = try library.check(quick: quick) { Progress.shared.update(done: $0.done, total: $0.total) }
+    let report = try library.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
     Progress.shared.clear()
     var repair: RepairReport?
     var remaining: [Finding]?
@@ -91,7 +93,7 @@ extension Commands {
       repair = try library.repair(report, dryRun: arguments.has("dry-run"))
       if repair?.dryRun == false {
         Progress.shared.start("Checking again")
-        remaining = try library.check(quick: quick) { Progress.shared.update(done: $0.done, total: $0.total) }.findings
+        remaining = try library.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }.findings
         Progress.shared.clear()
       }
     }
@@ -153,6 +155,7 @@ extension Commands {
         .init("square", help: "square thumbnails cropped from the centre"),
         .init("fit", help: "thumbnails that keep the picture's shape (the default)"),
         .init("quality", value: "Q", help: "JPEG quality, 1–100"),
+        .init("jobs", value: "N", help: "work on N threads (default: one a core)"),
       ],
       examples: ["catalogue thumbnails --rebuild", "catalogue thumbnails --rebuild --size 512 --square"])
   ) { context in
@@ -170,7 +173,8 @@ extension Commands {
     if arguments.has("square") { spec.mode = .square }
     if arguments.has("fit") { spec.mode = .fit }
     Progress.shared.start("Thumbnails")
-    let report = try library.rebuildThumbnails(spec: spec) { Progress.shared.update(done: $0.done, total: $0.total) }
+    let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "thumbnails")
+    let report = try library.rebuildThumbnails(spec: spec, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
     Progress.shared.clear()
     for failure in report.failures { Terminal.printError("error: \(failure.target): \(failure.problem)") }
     if context.json {
