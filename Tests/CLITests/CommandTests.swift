@@ -149,18 +149,32 @@ struct CommandTests {
 
   @Test func ambiguousAndBadReferences() throws {
     let cli = CLI()
-    var ids: [String] = []
-    for index in 0..<40 { ids.append(try cli.withReview("Review \(index)")) }
-    // Find two ids sharing a four-digit prefix, if the draw gave any; else check the other errors.
+    let id = try cli.withReview()
+    // Two ids sharing a prefix, written with the sqlite3 shell.
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    shell.arguments = [
+      cli.library + "/catalogue.sqlite",
+      """
+      INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated) VALUES
+        ('abcd000000000001', 'One', '', 3, 'movie', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        ('abcd000000000002', 'Two', '', 3, 'movie', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+      """,
+    ]
+    try shell.run()
+    shell.waitUntilExit()
+    try #require(shell.terminationStatus == 0)
+    let ambiguous = try cli("show", "abcd")
+    #expect(ambiguous.status == 1)
+    #expect(ambiguous.error == "error: review id abcd is ambiguous: it starts abcd000000000001, abcd000000000002; give more digits\n")
+    #expect(try cli("show", "abcd000000000002").output.hasPrefix("Two\n"))
     let bad = try cli("show", "zz")
     #expect(bad.status == 1)
     #expect(bad.error == "error: zz is not a review id: ids are hexadecimal, at least 4 digits of one\n")
-    let groups = Dictionary(grouping: ids) { $0.prefix(4) }
-    if let shared = groups.first(where: { $0.value.count > 1 }) {
-      let ambiguous = try cli("show", String(shared.key))
-      #expect(ambiguous.status == 1)
-      #expect(ambiguous.error.contains("is ambiguous"))
-    }
+    let absent = id.hasPrefix("ffff") ? "eeee" : "ffff"
+    let missing = try cli("remove", absent, "--yes")
+    #expect(missing.status == 1)
+    #expect(missing.error == "error: no review \(absent): `catalogue list` shows the ids\n")
   }
 
   @Test func helpOnEveryCommand() throws {
