@@ -1,4 +1,3 @@
-import Dispatch
 public import Foundation
 import ImagePipeline
 import Synchronization
@@ -221,28 +220,15 @@ extension Library {
   func verify(
     _ records: [ImageRecord], quick: Bool, jobs: Int?, progress: (@Sendable (ImportProgress) -> Void)?
   ) -> [ImageVerdict] {
-    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    let results = Mutex([ImageVerdict?](repeating: nil, count: records.count))
-    let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
     let spec = thumbnailSpec
     let store = files
     let options = decodeOptions
-    let group = DispatchGroup()
-    for _ in 0..<min(workers, max(records.count, 1)) {
-      DispatchQueue.global().async(group: group) {
-        while true {
-          let index = next.add(1, ordering: .relaxed).oldValue
-          guard index < records.count else { return }
-          let verdict = Self.verify(records[index], spec: spec, options: options, quick: quick, store: store)
-          results.withLock { $0[index] = verdict }
-          let finished = done.add(1, ordering: .relaxed).newValue
-          progress?(ImportProgress(done: finished, total: records.count))
-        }
-      }
+    return Parallel.map(count: records.count, jobs: jobs) { index in
+      let verdict = Self.verify(records[index], spec: spec, options: options, quick: quick, store: store)
+      progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count))
+      return verdict
     }
-    group.wait()
-    return results.withLock { $0.map { $0! } }
   }
 
   static func verify(

@@ -1,4 +1,3 @@
-import Dispatch
 public import Foundation
 public import ImagePipeline
 import Synchronization
@@ -41,60 +40,41 @@ extension Library {
     let lock = try LibraryLock(folder: path, mode: .shared)
     defer { withExtendedLifetime(lock) {} }
     let records = try read { () throws(CatalogueError) in try imageRecords() }
-    let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    let results = Mutex([RebuildOutcome?](repeating: nil, count: records.count))
     let writeErrors = Mutex<[CatalogueError]>([])
-    let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
     let store = files
     let options = decodeOptions
-    let group = DispatchGroup()
-    for _ in 0..<min(workers, max(records.count, 1)) {
-      DispatchQueue.global().async(group: group) {
-        while true {
-          let index = next.add(1, ordering: .relaxed).oldValue
-          guard index < records.count else { return }
-          let record = records[index]
-          let result: RebuildOutcome
-          do {
-            let bytes = try store.read(record.originalPath)
-            guard SHA256.hex(bytes) == record.sha256 else {
-              throw CatalogueError.invalidArgument("the original no longer hashes to its name")
-            }
-            let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: spec, options: options)
-            let thumbnail = prepared.processed.thumbnail
-            try store.write(
-              thumbnail.bytes,
-              to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
-            result = .made(thumbnail)
-          } catch let error as CatalogueError {
-            if case .io(let operation, _, _) = error, operation != "read" {
-              writeErrors.withLock { $0.append(error) }
-            }
-            result = .failed(
-              Finding(
-                kind: .missingThumbnail, target: record.originalPath,
-                problem: "no thumbnail could be made: \(error)",
-                remedy: "restore the original, then run `catalogue check --repair`", repairable: false,
-                reviews: record.reviews))
-          } catch {
-            result = .failed(
-              Finding(kind: .missingThumbnail, target: record.originalPath, problem: "\(error)", remedy: "", repairable: false))
-          }
-          results.withLock { $0[index] = result }
-          progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count))
+    let outcomes = Parallel.map(count: records.count, jobs: jobs) { index -> RebuildOutcome in
+      let record = records[index]
+      defer { progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count)) }
+      do throws(CatalogueError) {
+        let bytes = try store.read(record.originalPath)
+        guard SHA256.hex(bytes) == record.sha256 else {
+          throw .invalidArgument("the original no longer hashes to its name")
         }
+        let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: spec, options: options)
+        let thumbnail = prepared.processed.thumbnail
+        try store.write(
+          thumbnail.bytes,
+          to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
+        return .made(thumbnail)
+      } catch {
+        if case .io(let operation, _, _) = error, operation != "read" {
+          writeErrors.withLock { $0.append(error) }
+        }
+        return .failed(
+          Finding(
+            kind: .missingThumbnail, target: record.originalPath,
+            problem: "no thumbnail could be made: \(error)",
+            remedy: "restore the original, then run `catalogue check --repair`", repairable: false,
+            reviews: record.reviews))
       }
     }
-    group.wait()
     // A failed write (a full disk, say) stops the rebuild before anything is switched.
     if let error = writeErrors.withLock({ $0.first }) { throw error }
-    let outcomes = results.withLock { $0.map { $0! } }
     try write { () throws(CatalogueError) in
       try sql { () throws(DatabaseError) in
-        try database.run(
-          "INSERT INTO settings (key, value) VALUES ('thumbnail_spec', ?) "
-            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(spec.name)])
+        try saveSetting("thumbnail_spec", spec.name)
         for (record, outcome) in zip(records, outcomes) {
           guard case .made(let thumbnail) = outcome else { continue }
           try database.run(

@@ -103,11 +103,7 @@ public final class Library {
   public func setThumbnailSpec(_ spec: ThumbnailSpec) throws(CatalogueError) {
     guard spec.problems.isEmpty else { throw .invalidArgument(spec.problems.joined(separator: "; ")) }
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in
-        try database.run(
-          "INSERT INTO settings (key, value) VALUES ('thumbnail_spec', ?) "
-            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(spec.name)])
-      }
+      try sql { () throws(DatabaseError) in try saveSetting("thumbnail_spec", spec.name) }
     }
     thumbnailSpec = spec
   }
@@ -116,13 +112,16 @@ public final class Library {
   public func setPixelBudget(_ pixels: Int) throws(CatalogueError) {
     guard pixels > 0 else { throw .invalidArgument("the pixel budget must be positive, not \(pixels)") }
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in
-        try database.run(
-          "INSERT INTO settings (key, value) VALUES ('pixel_budget', ?) "
-            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(String(pixels))])
-      }
+      try sql { () throws(DatabaseError) in try saveSetting("pixel_budget", String(pixels)) }
     }
     decodeOptions.pixelBudget = pixels
+  }
+
+  /// Stores a setting (inside the caller's transaction).
+  func saveSetting(_ key: String, _ value: String) throws(DatabaseError) {
+    try database.run(
+      "INSERT INTO settings (key, value) VALUES (?, ?) "
+        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
   }
 
   // MARK: Plumbing
@@ -140,12 +139,8 @@ public final class Library {
   func write<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     do {
       return try database.writeTransaction { () throws -> T in try body() }
-    } catch let error as CatalogueError {
-      throw error
-    } catch let error as DatabaseError {
-      throw .database(error)
     } catch {
-      throw .invalidArgument("\(error)")
+      throw Self.catalogueError(error)
     }
   }
 
@@ -153,12 +148,17 @@ public final class Library {
   func read<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     do {
       return try database.readTransaction { () throws -> T in try body() }
-    } catch let error as CatalogueError {
-      throw error
-    } catch let error as DatabaseError {
-      throw .database(error)
     } catch {
-      throw .invalidArgument("\(error)")
+      throw Self.catalogueError(error)
+    }
+  }
+
+  /// What an error from a transaction (the body's, or SQLite's) is to the caller.
+  private static func catalogueError(_ error: any Error) -> CatalogueError {
+    switch error {
+    case let error as CatalogueError: return error
+    case let error as DatabaseError: return .database(error)
+    default: return .invalidArgument("\(error)")
     }
   }
 }
