@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
+#
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png exif)
+#
+# Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
+# committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
+# Fixtures/fuzz/TARGET/ so that the regression tests keep it (see Fixtures/README.md).
+# Two targets run at once on a two-core machine.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+seconds=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png exif)
+fixtures=$(dirname "$here")/Fixtures
+
+(cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | grep -E "error|Compiling|Build complete" | tail -1)
+
+seed() {
+  local target=$1 corpus=$here/corpus/$1
+  mkdir -p "$corpus" "$here/crashes/$target"
+  case $target in
+    jpeg) cp -n "$fixtures"/images/*.jpg "$fixtures"/hostile/*.jpg "$corpus"/ 2>/dev/null || true ;;
+    png) cp -n "$fixtures"/images/*.png "$fixtures"/hostile/*.png "$corpus"/ 2>/dev/null || true ;;
+    exif)
+      # The TIFF blocks of the fixtures' EXIF segments (after "Exif\0\0").
+      for file in "$fixtures"/images/orientation-*.jpg "$fixtures"/hostile/exif-*.jpg; do
+        python3 - "$file" "$corpus/$(basename "$file" .jpg).tiff" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+start = data.find(b"Exif\x00\x00")
+if start >= 0:
+    length = int.from_bytes(data[start - 2:start], "big")
+    open(sys.argv[2], "wb").write(data[start + 6:start - 2 + length])
+PY
+      done
+      ;;
+  esac
+  if [ -d "$fixtures/fuzz/$target" ]; then cp -n "$fixtures/fuzz/$target"/* "$corpus"/ 2>/dev/null || true; fi
+}
+
+run() {
+  local target=$1 log=$here/crashes/$1.log
+  seed "$target"
+  "$here/.build/release/fuzz-$target" "$here/corpus/$target" \
+    -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$here/crashes/$target/" -print_final_stats=1 >"$log" 2>&1 || true
+  local runs crashes
+  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+  crashes=$(find "$here/crashes/$target" -type f | wc -l)
+  printf '%-5s %10s executions in %ss, corpus %s files, %s crashing inputs (log: %s)\n' \
+    "$target" "${runs:-?}" "$seconds" "$(find "$here/corpus/$target" -type f | wc -l)" "$crashes" "$log"
+}
+
+jobs=$(nproc)
+running=0
+for target in "${targets[@]}"; do
+  run "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
