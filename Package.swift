@@ -20,6 +20,8 @@ let package = Package(
     .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CCMark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+    .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -32,7 +34,7 @@ let package = Package(
 
     .target(
       name: "Catalogue",
-      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto"],
+      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive"],
       swiftSettings: swiftSettings
     ),
 

@@ -20,7 +20,7 @@ struct Command: Sendable {
 enum Commands {
   static let all: [Command] = [
     initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
-    thumbnails,
+    thumbnails, export, importBundle,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }

@@ -8,6 +8,14 @@ import Foundation
 
 let version = "0.1.0"
 
+/// The commands, their summaries aligned after the longest name.
+let commandList: String = {
+  let width = (Commands.all.map(\.spec.name.count).max() ?? 0) + 2
+  return Commands.all.map {
+    "  " + $0.spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + $0.spec.summary
+  }.joined(separator: "\n")
+}()
+
 let overview = """
   catalogue — a catalogue of spoiler-free reviews with their pictures
 
@@ -16,7 +24,7 @@ let overview = """
   The library is the folder --library names, else $CATALOGUE_LIBRARY, else ./Library.
 
   Commands:
-  \(Commands.all.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+  \(commandList)
 
   `catalogue COMMAND --help` shows a command's options and examples.
   """

@@ -130,7 +130,7 @@ extension Library {
   }
 
   /// Adds the image record, unless the picture is in the library already.
-  private func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
+  func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
     try sql { () throws(DatabaseError) in
       try database.run(
         """
@@ -170,7 +170,7 @@ extension Library {
   /// Whether the files of `images` are still in place, checked inside the write transaction
   /// just before they are linked. Only unreferenced-file removal deletes files, and it waits
   /// for the library lock an import holds; this check is the second belt.
-  private func filesInPlace(_ images: [StoredImage]) -> Bool {
+  func filesInPlace(_ images: [StoredImage]) -> Bool {
     images.allSatisfy { files.size(of: $0.original) == $0.bytes && files.size(of: $0.thumbnail) != nil }
   }
 

@@ -115,6 +115,28 @@ extension Library {
     throw .invalidArgument("could not find a free review id; is the random generator broken?")
   }
 
+  /// Inserts a review under `id` (a fresh random one when `nil`) with the given times, inside
+  /// the caller's write transaction: for imports, which keep a review's story. `fields` come
+  /// from ``ReviewDraft/validated()``. Returns the id.
+  func insertReview(
+    _ fields: (title: String, body: String, rating: Int, category: Category, favorite: Bool),
+    id: String?, created: Date, updated: Date
+  ) throws(CatalogueError) -> String {
+    let row: [SQLValue] = [
+      .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
+      SQLValue(fields.favorite), .text(DateText.format(created)), .text(DateText.format(updated)),
+    ]
+    guard let id else { return try insertReview(row) }
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        """
+        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """, [.text(id)] + row)
+    }
+    return id
+  }
+
   /// Replaces a review's fields with `draft`'s (validated as for `create`).
   @discardableResult
   public func update(_ reference: String, with draft: ReviewDraft, now: Date = Date())

@@ -28,6 +28,18 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case badSetting(key: String, value: String)
   /// An invalid value given for an operation (a position out of range, say).
   case invalidArgument(String)
+  /// A review bundle (`source`: its folder, archive, or folder in an archive) was refused whole.
+  case badBundle(source: String, problem: BundleProblem)
+  /// An import found a review with the bundle's id in the library already.
+  case reviewExists(id: String, title: String)
+  /// An export found a bundle where it was to write one.
+  case bundleExists(path: String)
+  /// An export found something of someone else's where it was to write; `reason` says what.
+  case exportBlocked(path: String, reason: String)
+  /// An original in the library that no longer matches its SHA-256, met while exporting.
+  case damagedOriginal(review: String, path: String)
+  /// libarchive failed: `operation` on `path`, with its message.
+  case archive(operation: String, path: String, message: String)
 
   public var description: String {
     switch self {
@@ -66,6 +78,20 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "library setting \(key) holds \(value), which this build cannot use"
     case .invalidArgument(let text):
       return text
+    case .badBundle(let source, let problem):
+      return "cannot import \(BundleProblem.shown(source)): \(problem); nothing was imported from it"
+    case .reviewExists(let id, let title):
+      return "review \(id) (\(title)) is in the library already: import with --replace to replace it, "
+        + "or --as-new to add it under a new id"
+    case .bundleExists(let path):
+      return "\(path) holds a bundle already: export with --force to replace it"
+    case .exportBlocked(let path, let reason):
+      return "cannot export to \(path): \(reason); it was left alone"
+    case .damagedOriginal(let review, let path):
+      return "cannot export review \(review): its original \(path) does not match its SHA-256; "
+        + "`catalogue check` says more"
+    case .archive(let operation, let path, let message):
+      return "cannot \(operation) \(path): \(message)"
     }
   }
 }

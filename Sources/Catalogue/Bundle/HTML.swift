@@ -1,0 +1,213 @@
+import Foundation
+
+/// The pages of an export: one for each review, one listing them all. Plain HTML with one small
+/// inline style sheet and no script; every field is escaped, and the pages load nothing from
+/// outside their folder, so they work offline and a web server can serve them as they are.
+enum HTML {
+  /// Marks the pages this program writes, so that `export --force` replaces only its own.
+  static let generator = #"<meta name="generator" content="catalogue">"#
+
+  /// `text` with `&`, `<`, `>`, `"` and `'` escaped: safe in element content and in quoted
+  /// attribute values.
+  static func escape(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      case "'": result += "&#39;"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
+  /// A picture on a page: where its original and thumbnail are, relative to the page.
+  struct Picture {
+    var original: String
+    var thumbnail: String
+    var thumbnailWidth: Int
+    var thumbnailHeight: Int
+  }
+
+  /// One review on the catalogue page.
+  struct Card {
+    var title: String
+    var rating: Int
+    var category: Category
+    var favorite: Bool
+    /// The review's page, relative to the catalogue page.
+    var page: String
+    var cover: Picture?
+  }
+
+  // MARK: Pages
+
+  /// The review as a reader sees it: title, stars, category, the cover, the body rendered from
+  /// Markdown, and the other pictures as thumbnails linking to their originals.
+  static func reviewPage(_ review: Review, pictures: [Picture], coverIndex: Int?) -> String {
+    let title = escape(review.title)
+    var lines = head(title: title)
+    lines.append(#"<article class="review">"#)
+    lines.append("<header>")
+    lines.append("<h1>\(title)</h1>")
+    lines.append(
+      #"<p class="facts">"# + facts(review.rating, review.category, review.favorite) + "</p>")
+    let created = DateText.format(review.created)
+    let updated = DateText.format(review.updated)
+    var dates = #"Reviewed <time datetime="\#(created)">\#(created.prefix(10))</time>"#
+    if updated.prefix(10) != created.prefix(10) {
+      dates += #", updated <time datetime="\#(updated)">\#(updated.prefix(10))</time>"#
+    }
+    lines.append(#"<p class="dates">\#(dates)</p>"#)
+    lines.append("</header>")
+    if let coverIndex {
+      lines.append(
+        #"<figure class="cover">\#(thumbnail(pictures[coverIndex], alt: "Cover of \(title)"))</figure>"#
+      )
+    }
+    if !review.body.isEmpty {
+      lines.append(#"<div class="body">"#)
+      lines.append(Markdown.html(review.body).trimmingCharacters(in: .newlines))
+      lines.append("</div>")
+    }
+    let others = pictures.indices.filter { $0 != coverIndex }
+    if !others.isEmpty {
+      lines.append(#"<section class="pictures">"#)
+      lines.append("<h2>Pictures</h2>")
+      lines.append(#"<ul class="gallery">"#)
+      for index in others {
+        lines.append(
+          "<li>" + thumbnail(pictures[index], alt: "Picture \(index + 1) of \(title)") + "</li>")
+      }
+      lines.append("</ul>")
+      lines.append("</section>")
+    }
+    lines.append("</article>")
+    lines += ["</body>", "</html>", ""]
+    return lines.joined(separator: "\n")
+  }
+
+  /// Every review as a card, grouped by category (the known kinds in their order, then other
+  /// labels alphabetically) and sorted by title within each group.
+  static func cataloguePage(_ cards: [Card]) -> String {
+    var lines = head(title: "Reviews")
+    lines.append("<header>")
+    lines.append("<h1>Reviews</h1>")
+    lines.append(
+      #"<p class="count">\#(cards.count == 1 ? "1 review" : "\(cards.count) reviews")</p>"#)
+    let groups = Dictionary(grouping: cards, by: \.category)
+    let categories = groups.keys.sorted { first, second in
+      let (a, b) = (Category.known.firstIndex(of: first), Category.known.firstIndex(of: second))
+      switch (a, b) {
+      case (let a?, let b?): return a < b
+      case (.some, nil): return true
+      case (nil, .some): return false
+      case (nil, nil): return first.rawValue.utf8.lexicographicallyPrecedes(second.rawValue.utf8)
+      }
+    }
+    if categories.count > 1 {
+      lines.append("<nav><ul>")
+      for (index, category) in categories.enumerated() {
+        lines.append(
+          ##"<li><a href="#category-\##(index + 1)">\##(escape(category.displayName))</a> (\##(groups[category]!.count))</li>"##
+        )
+      }
+      lines.append("</ul></nav>")
+    }
+    lines.append("</header>")
+    if cards.isEmpty { lines.append("<p>No reviews yet.</p>") }
+    for (index, category) in categories.enumerated() {
+      lines.append(#"<section id="category-\#(index + 1)">"#)
+      lines.append("<h2>\(escape(category.displayName))</h2>")
+      lines.append(#"<ul class="cards">"#)
+      let sorted = groups[category]!.sorted { first, second in
+        let (a, b) = (first.title.lowercased(), second.title.lowercased())
+        return a != b
+          ? a.utf8.lexicographicallyPrecedes(b.utf8)
+          : first.page.utf8.lexicographicallyPrecedes(second.page.utf8)
+      }
+      for card in sorted {
+        let title = escape(card.title)
+        let page = escape(card.page)
+        lines.append(#"<li class="card">"#)
+        if let cover = card.cover {
+          lines.append(
+            #"<a href="\#(page)"><img src="\#(escape(cover.thumbnail))" width="\#(cover.thumbnailWidth)" "#
+              + #"height="\#(cover.thumbnailHeight)" alt=""></a>"#)
+        } else {
+          lines.append(
+            #"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
+        }
+        lines.append(#"<h3><a href="\#(page)">\#(title)</a></h3>"#)
+        lines.append(
+          #"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>")
+        lines.append("</li>")
+      }
+      lines.append("</ul>")
+      lines.append("</section>")
+    }
+    lines += ["</body>", "</html>", ""]
+    return lines.joined(separator: "\n")
+  }
+
+  // MARK: Parts
+
+  /// The document's start, up to and including `<body>`. `title` is escaped already.
+  ///
+  /// The content security policy is a second belt: no script runs, nothing loads from
+  /// elsewhere, even if something got past the escaping.
+  private static func head(title: String) -> [String] {
+    [
+      "<!DOCTYPE html>",
+      #"<html lang="en">"#,
+      "<head>",
+      #"<meta charset="utf-8">"#,
+      #"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
+      #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">"#,
+      generator,
+      "<title>\(title)</title>",
+      "<style>",
+      style,
+      "</style>",
+      "</head>",
+      "<body>",
+    ]
+  }
+
+  private static let style = """
+    body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #222; background: #fff; }
+    a { color: #0645ad; }
+    h1 { margin-bottom: 0.25rem; }
+    .facts, .dates, .count { margin: 0.25rem 0; color: #555; }
+    .stars { color: #c90; letter-spacing: 0.1em; }
+    .category { margin-left: 0.5rem; }
+    .favorite { margin-left: 0.5rem; color: #c33; }
+    .cover img { max-width: 100%; height: auto; }
+    .body { margin: 1rem 0; overflow-wrap: break-word; }
+    .body img { max-width: 100%; }
+    .gallery, .cards, nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1rem; }
+    .gallery img, .cards img { max-width: 100%; height: auto; border-radius: 4px; }
+    .card { width: 14rem; }
+    .card h3 { font-size: 1rem; margin: 0.5rem 0 0; }
+    .no-picture { display: block; height: 8rem; background: #eee; border-radius: 4px; }
+    """
+
+  private static func facts(_ rating: Int, _ category: Category, _ favorite: Bool) -> String {
+    let filled = min(max(rating, 0), 5)
+    let stars = String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
+    var text =
+      #"<span class="stars" role="img" aria-label="\#(filled) of 5 stars" title="\#(filled) of 5 stars">\#(stars)</span>"#
+      + #" <span class="category">\#(escape(category.displayName))</span>"#
+    if favorite { text += #" <span class="favorite">♥ Favourite</span>"# }
+    return text
+  }
+
+  private static func thumbnail(_ picture: Picture, alt: String) -> String {
+    #"<a href="\#(escape(picture.original))"><img src="\#(escape(picture.thumbnail))" "#
+      + #"width="\#(picture.thumbnailWidth)" height="\#(picture.thumbnailHeight)" alt="\#(alt)"></a>"#
+  }
+}

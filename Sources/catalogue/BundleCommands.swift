@@ -1,0 +1,194 @@
+import Catalogue
+import Foundation
+
+extension Commands {
+  struct ExportedJSON: Encodable {
+    let id: String
+    let title: String
+    let folder: String
+    let path: String
+    let files: [String]
+  }
+
+  struct ExportJSON: Encodable {
+    let bundles: [ExportedJSON]
+    let index: String?
+    let archive: String?
+
+    enum CodingKeys: String, CodingKey { case bundles, index, archive }
+
+    /// Written out so that `index` and `archive` are `null` rather than missing.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(bundles, forKey: .bundles)
+      try container.encode(index, forKey: .index)
+      try container.encode(archive, forKey: .archive)
+    }
+  }
+
+  static let export = Command(
+    spec: CommandSpec(
+      "export", summary: "export reviews as bundles another library can import",
+      synopsis: "REVIEW... --to DIR | --all --to DIR",
+      details: """
+        Writes one bundle folder per review in DIR (made if missing), named by the title and the start of \
+        the id (arrival-3f2a91/): review.json (the record), images/ (each original byte-for-byte and its \
+        thumbnail), index.html (the review as a reader sees it, working offline) and SHA256SUMS (check it \
+        with `sha256sum -c SHA256SUMS` in the folder). --all exports every review and writes DIR/index.html, \
+        a page listing them all by category, which a web server can serve as it is.
+        --archive writes each bundle as one .tar holding its folder (arrival-3f2a91.tar) instead; with --all, one DIR/catalogue.tar \
+        holds every bundle folder and the index.html. A bundle already in DIR is refused unless --force, \
+        which replaces only what an earlier export wrote and never deletes anything else.
+        """,
+      options: [
+        .init("to", value: "DIR", help: "the folder to write the bundles in"),
+        .init("all", help: "every review, and DIR/index.html listing them"),
+        .init("archive", help: "write .tar files instead of folders"),
+        .init("force", help: "replace bundles an earlier export wrote"),
+      ],
+      positionals: 0...Int.max,
+      examples: [
+        "catalogue export 3f2a --to ~/Exports",
+        "catalogue export --all --to /var/www/reviews --force",
+        "catalogue export 3f2a 9c1e --to ~/Exports --archive --json",
+      ])
+  ) { context in
+    let arguments = context.arguments
+    guard let folder = arguments.value("to"), !folder.isEmpty else {
+      throw UsageError(message: "export needs --to DIR", command: "export")
+    }
+    let all = arguments.has("all")
+    if all && !arguments.positionals.isEmpty {
+      throw UsageError(message: "give reviews or --all, not both", command: "export")
+    }
+    if !all && arguments.positionals.isEmpty {
+      throw UsageError(message: "export needs the reviews to export, or --all", command: "export")
+    }
+    let library = try context.openLibrary()
+    let force = arguments.has("force")
+    let archive = arguments.has("archive")
+    Progress.shared.start("Exporting")
+    let update: (ImportProgress) -> Void = {
+      Progress.shared.update(done: $0.done, total: $0.total)
+    }
+    let report =
+      all
+      ? try library.exportAll(to: folder, force: force, archive: archive, progress: update)
+      : try library.export(
+        arguments.positionals, to: folder, force: force, archive: archive, progress: update)
+    Progress.shared.clear()
+    if context.json {
+      Terminal.print(
+        Output.json(
+          ExportJSON(
+            bundles: report.bundles.map {
+              ExportedJSON(
+                id: $0.id, title: $0.title, folder: $0.folder, path: $0.path, files: $0.files)
+            },
+            index: report.index, archive: report.archive)))
+      return 0
+    }
+    if let archive = report.archive {
+      Terminal.print(
+        "Exported \(count(report.bundles.count, "review")) and the catalogue page to \(archive)")
+      return 0
+    }
+    for bundle in report.bundles {
+      Terminal.print("Exported \(Output.shortID(bundle.id)) (\(bundle.title)) to \(bundle.path)")
+    }
+    if let index = report.index {
+      Terminal.print("Wrote the catalogue page \(index) (\(count(report.bundles.count, "review")))")
+    }
+    return 0
+  }
+
+  struct ImportedJSON: Encodable {
+    let source: String
+    let bundleId: String
+    let replaced: Bool
+    let review: Output.ReviewJSON
+  }
+
+  struct ImportFailureJSON: Encodable {
+    let source: String
+    let error: String
+  }
+
+  struct ImportBundleJSON: Encodable {
+    let imported: [ImportedJSON]
+    let failures: [ImportFailureJSON]
+  }
+
+  static let importBundle = Command(
+    spec: CommandSpec(
+      "import-bundle", summary: "import review bundles that export wrote", synopsis: "PATH...",
+      details: """
+        PATH is a bundle folder, a folder of bundles (what export --all writes), or a .tar of either. \
+        Each bundle is checked whole before the library is touched: every file against SHA256SUMS, the \
+        format version, the record, and every picture decoded. A bundle with any problem is refused and \
+        reported, and the others imported; each review comes in one transaction with its id, times and \
+        pictures (thumbnails are made again with this library's setting). A review whose id the library \
+        has already is refused unless --replace or --as-new. Exit status 1 when any bundle was refused.
+        """,
+      options: [
+        .init("replace", help: "replace a review with the same id"),
+        .init("as-new", help: "import under a new id, keeping the one in the library"),
+      ],
+      positionals: 1...Int.max,
+      examples: [
+        "catalogue import-bundle ~/Exports/arrival-3f2a91",
+        "catalogue import-bundle ~/Exports --replace",
+        "catalogue import-bundle catalogue.tar --as-new --json",
+      ])
+  ) { context in
+    let arguments = context.arguments
+    if arguments.has("replace") && arguments.has("as-new") {
+      throw UsageError(message: "give --replace or --as-new, not both", command: "import-bundle")
+    }
+    let conflict: BundleConflict =
+      arguments.has("replace") ? .replace : arguments.has("as-new") ? .asNew : .refuse
+    let library = try context.openLibrary()
+    var imported: [BundleImport] = []
+    var failures: [BundleFailure] = []
+    Progress.shared.start("Importing")
+    for path in arguments.positionals {
+      do throws(CatalogueError) {
+        let report = try library.importBundles(at: path, conflict: conflict) { progress in
+          Progress.shared.update(done: progress.done, total: progress.total)
+        }
+        imported += report.imported
+        failures += report.failures
+        for failure in report.failures { Terminal.printError("error: \(failure.error)") }
+      } catch {
+        failures.append(BundleFailure(source: path, error: error))
+        Terminal.printError("error: \(error)")
+      }
+    }
+    Progress.shared.clear()
+    if context.json {
+      Terminal.print(
+        Output.json(
+          ImportBundleJSON(
+            imported: imported.map {
+              ImportedJSON(
+                source: $0.source, bundleId: $0.bundleID, replaced: $0.replaced,
+                review: Output.ReviewJSON($0.review))
+            },
+            failures: failures.map {
+              ImportFailureJSON(source: $0.source, error: $0.error.description)
+            })))
+    } else {
+      for item in imported {
+        let verb = item.replaced ? "Replaced" : "Imported"
+        let renamed =
+          item.review.id == item.bundleID
+          ? "" : " as a new review (the bundle's id is \(item.bundleID))"
+        Terminal.print(
+          "\(verb) \(Output.shortID(item.review.id)) (\(item.review.title))\(renamed) from \(item.source)"
+        )
+      }
+      if imported.isEmpty && failures.isEmpty { Terminal.print("Nothing to import.") }
+    }
+    return failures.isEmpty ? 0 : 1
+  }
+}

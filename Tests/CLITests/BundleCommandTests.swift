@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+@Suite("Bundle commands")
+struct BundleCommandTests {
+  /// The bundle folder names in `folder`, in name order.
+  static func folders(in folder: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder).filter { name in
+      var isFolder: ObjCBool = false
+      FileManager.default.fileExists(atPath: "\(folder)/\(name)", isDirectory: &isFolder)
+      return isFolder.boolValue
+    }.sorted()
+  }
+
+  static func sha256sumAccepts(_ folder: String) throws -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = ["-c", "--strict", "--quiet", "SHA256SUMS"]
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+  }
+
+  @Test func exportThenImportIntoAnotherLibrary() throws {
+    let cli = CLI()
+    let id = try cli.withReview("Arrival")
+    try #require(
+      try cli("attach", id, Fixture.image("baseline.jpg"), Fixture.image("rgb-8.png")).status == 0)
+    let out = cli.folder.file("Exports")
+    let exported = try cli("export", String(id.prefix(6)), "--to", out)
+    #expect(exported.status == 0, "\(exported.error)")
+    let folder = "arrival-\(id.prefix(6))"
+    #expect(exported.output == "Exported \(id.prefix(8)) (Arrival) to \(out)/\(folder)\n")
+    #expect(exported.error.isEmpty)
+    #expect(try Self.folders(in: out) == [folder])
+    #expect(try Self.sha256sumAccepts("\(out)/\(folder)"))
+
+    // Again: refused with one line, then forced.
+    let again = try cli("export", id, "--to", out)
+    #expect(again.status == 1)
+    #expect(
+      again.error
+        == "error: \(out)/\(folder) holds a bundle already: export with --force to replace it\n")
+    #expect(try cli("export", id, "--to", out, "--force").status == 0)
+
+    let other = cli.folder.file("Other")
+    #expect(try cli.run(["init", other]).status == 0)
+    let imported = try cli.run(["--library", other, "import-bundle", "\(out)/\(folder)"])
+    #expect(imported.status == 0, "\(imported.error)")
+    #expect(imported.output == "Imported \(id.prefix(8)) (Arrival) from \(out)/\(folder)\n")
+    let show = try cli.json(try cli.run(["--library", other, "show", id, "--json"]))
+    #expect((show["images"] as? [Any])?.count == 2 && show["title"] as? String == "Arrival")
+
+    // Twice: refused, library unchanged; --replace and --as-new.
+    let twice = try cli.run(["--library", other, "import-bundle", "\(out)/\(folder)"])
+    #expect(twice.status == 1 && twice.output.isEmpty)
+    #expect(
+      twice.error
+        == "error: review \(id) (Arrival) is in the library already: import with --replace to replace it, or --as-new to add it under a new id\n"
+    )
+    let replaced = try cli.run([
+      "--library", other, "import-bundle", "\(out)/\(folder)", "--replace",
+    ])
+    #expect(replaced.status == 0 && replaced.output.hasPrefix("Replaced \(id.prefix(8)) (Arrival)"))
+    let copy = try cli.run(["--library", other, "import-bundle", "\(out)/\(folder)", "--as-new"])
+    #expect(copy.status == 0 && copy.output.contains("as a new review (the bundle's id is \(id))"))
+    let list = try cli.json(try cli.run(["--library", other, "list", "--json"]))
+    #expect(list["total"] as? Int == 2)
+    #expect(try cli.run(["--library", other, "check"]).status == 0)
+  }
+
+  @Test func exportAllWritesTheCataloguePageGroupedByCategory() throws {
+    let cli = CLI()
+    let zodiac = try cli.withReview("Zodiac", category: "movie")
+    _ = try cli.withReview("Celeste", rating: "4", category: "game")
+    _ = try cli.withReview("Arrival", category: "movie")
+    _ = try cli.withReview("Severance", category: "tv")
+    try #require(try cli("attach", zodiac, Fixture.image("progressive.jpg")).status == 0)
+    let site = cli.folder.file("Site")
+    let result = try cli("export", "--all", "--to", site)
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output.split(separator: "\n").count == 5)
+    #expect(result.output.hasSuffix("Wrote the catalogue page \(site)/index.html (4 reviews)\n"))
+    #expect(try Self.folders(in: site).count == 4)
+    let page = try String(contentsOfFile: "\(site)/index.html", encoding: .utf8)
+    #expect(
+      page.split(separator: "\n").filter { $0.hasPrefix("<h2>") } == [
+        "<h2>Movie</h2>", "<h2>TV</h2>", "<h2>Game</h2>",
+      ])
+    let positions = ["Arrival", "Zodiac", "Severance", "Celeste"].compactMap {
+      page.range(of: ">\($0)</a></h3>")?.lowerBound
+    }
+    #expect(positions.count == 4 && positions == positions.sorted())
+    for folder in try Self.folders(in: site) {
+      #expect(page.contains(#"href="\#(folder)/index.html""#))
+      #expect(try Self.sha256sumAccepts("\(site)/\(folder)"))
+    }
+    // The whole site back into an empty library, from the folder and from one archive.
+    let archive = try cli("export", "--all", "--to", cli.folder.file("Tar"), "--archive")
+    #expect(
+      archive.output
+        == "Exported 4 reviews and the catalogue page to \(cli.folder.file("Tar"))/catalogue.tar\n")
+    for source in [site, cli.folder.file("Tar") + "/catalogue.tar"] {
+      let fresh = cli.folder.file(UUID().uuidString)
+      #expect(try cli.run(["init", fresh]).status == 0)
+      let imported = try cli.run(["--library", fresh, "import-bundle", source])
+      #expect(
+        imported.status == 0 && imported.output.split(separator: "\n").count == 4,
+        "\(imported.error)")
+    }
+  }
+
+  @Test func jsonOutputHasTheDocumentedShape() throws {
+    let cli = CLI()
+    let id = try cli.withReview("Arrival")
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    let out = cli.folder.file("Exports")
+    let exported = try cli.json(try cli("export", id, "--to", out, "--archive", "--json"))
+    #expect(Set(exported.keys) == ["bundles", "index", "archive"])
+    #expect(exported["index"] is NSNull && exported["archive"] is NSNull)
+    let bundles = try #require(exported["bundles"] as? [[String: Any]])
+    #expect(bundles.count == 1)
+    #expect(Set(bundles[0].keys) == ["id", "title", "folder", "path", "files"])
+    #expect(bundles[0]["id"] as? String == id)
+    #expect(bundles[0]["path"] as? String == "\(out)/arrival-\(id.prefix(6)).tar")
+    let files = try #require(bundles[0]["files"] as? [String])
+    #expect(
+      files.first == "SHA256SUMS" && files.contains("review.json") && files.contains("index.html")
+        && files.count == 5)
+
+    let other = cli.folder.file("Other")
+    #expect(try cli.run(["init", other]).status == 0)
+    let tar = "\(out)/arrival-\(id.prefix(6)).tar"
+    let imported = try cli.json(try cli.run(["--library", other, "import-bundle", tar, "--json"]))
+    #expect(Set(imported.keys) == ["imported", "failures"])
+    let items = try #require(imported["imported"] as? [[String: Any]])
+    #expect(Set(items[0].keys) == ["source", "bundleId", "replaced", "review"])
+    #expect(items[0]["source"] as? String == "\(tar):arrival-\(id.prefix(6))")
+    #expect(items[0]["replaced"] as? Bool == false)
+    #expect((items[0]["review"] as? [String: Any])?["id"] as? String == id)
+    #expect((imported["failures"] as? [Any])?.isEmpty == true)
+
+    let refused = try cli.run(["--library", other, "import-bundle", tar, "--json"])
+    #expect(refused.status == 1)
+    let failures = try #require(try cli.json(refused)["failures"] as? [[String: String]])
+    #expect(failures.map { $0["source"] } == ["\(tar):arrival-\(id.prefix(6))"])
+    #expect(
+      failures[0]["error"]?.hasPrefix("review \(id) (Arrival) is in the library already") == true)
+  }
+
+  @Test func aHostileBundleIsRefusedWithOneLine() throws {
+    let cli = CLI()
+    let id = try cli.withReview("Arrival")
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    let out = cli.folder.file("Exports")
+    try #require(try cli("export", id, "--to", out).status == 0)
+    let bundle = "\(out)/arrival-\(id.prefix(6))"
+    // A picture changed after export.
+    let image = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: "\(bundle)/images").first {
+        !$0.contains("thumbnail")
+      })
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/images/\(image)")))
+    bytes[bytes.count / 2] ^= 0x01
+    try Data(bytes).write(to: URL(fileURLWithPath: "\(bundle)/images/\(image)"))
+
+    let other = cli.folder.file("Other")
+    #expect(try cli.run(["init", other]).status == 0)
+    let result = try cli.run(["--library", other, "import-bundle", bundle])
+    #expect(result.status == 1)
+    #expect(result.output.isEmpty)
+    #expect(
+      result.error
+        == "error: cannot import \(bundle): images/\(image) does not match its SHA-256 in SHA256SUMS: the bundle is damaged or was altered; nothing was imported from it\n"
+    )
+    let list = try cli.json(try cli.run(["--library", other, "list", "--json"]))
+    #expect(list["total"] as? Int == 0)
+  }
+
+  @Test func usageMistakesExitWithTwo() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    for arguments in [
+      ["export", id], ["export", "--to", cli.folder.file("x")],
+      ["export", id, "--all", "--to", cli.folder.file("x")],
+      ["import-bundle"], ["import-bundle", cli.folder.file("x"), "--replace", "--as-new"],
+    ] {
+      let result = try cli.run(["--library", cli.library] + arguments)
+      #expect(result.status == 2, "\(arguments)")
+      #expect(
+        result.error.hasPrefix("error: ") && result.error.split(separator: "\n").count == 1,
+        "\(result.error)")
+    }
+    let help = try cli("export", "--help")
+    #expect(
+      help.status == 0 && help.output.contains("Examples:") && help.output.contains("--archive"))
+    let importHelp = try cli("import-bundle", "--help")
+    #expect(importHelp.status == 0 && importHelp.output.contains("--as-new"))
+  }
+}

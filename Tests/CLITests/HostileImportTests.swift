@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// Every hostile fixture through `attach`: the exact error, exit status 1, and the library
+/// folder byte-for-byte as it was.
+@Suite("Hostile input leaves the library as it was")
+struct HostileImportTests {
+  static let refusals: [(file: String, error: String)] = [
+    ("empty.jpg", "empty file: there is nothing to decode"),
+    ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
+    ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
+    ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
+    ("picture.webp", "WebP is not supported yet: convert it to JPEG or PNG first"),
+    ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
+    ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
+    ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
+    ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
+    ("picture.bmp", "BMP is not supported yet: convert it to JPEG or PNG first"),
+    ("truncated-baseline.jpg", "truncated JPEG: the file ends before its image data does"),
+    ("truncated-progressive.jpg", "truncated JPEG: the file ends before its image data does"),
+    ("truncated-header.jpg", "truncated JPEG: the file ends before its image data does"),
+    ("truncated-idat.png", "truncated PNG: the file ends before its image data does"),
+    ("truncated-header.png", "truncated PNG: the file ends inside its IHDR header"),
+    ("no-iend.png", "truncated PNG: the file ends before its IEND chunk"),
+    ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
+    ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
+    ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
+    ("decompression-bomb.png", "corrupt PNG: the compressed data inflates beyond the declared size"),
+  ]
+
+  /// Every file below `folder` with its bytes (and every folder, as nil).
+  static func hashes(_ folder: String) throws -> [String: Data?] {
+    var result: [String: Data?] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: folder)
+    while let relative = enumerator?.nextObject() as? String {
+      var isFolder: ObjCBool = false
+      FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isFolder)
+      result[relative] = isFolder.boolValue ? nil : try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative))
+    }
+    return result
+  }
+
+  @Test func everyHostileFixtureIsRefusedAndChangesNothing() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    // Every hostile fixture is either refused below or known to decode (with warnings).
+    let decodable: Set<String> = [
+      "garbage-in-scan.jpg", "extraneous-bytes.jpg", "bad-crc-ancillary.png", "exif-ifd-loop.jpg",
+      "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
+      "exif-orientation-9.jpg", "exif-bad-byte-order.jpg",
+    ]
+    let all = try FileManager.default.contentsOfDirectory(atPath: Fixture.root.appendingPathComponent("hostile").path)
+    #expect(Set(all) == Set(Self.refusals.map(\.file)).union(decodable))
+    for (file, error) in Self.refusals {
+      let before = try Self.hashes(cli.library)
+      let result = try cli("attach", id, Fixture.hostile(file))
+      #expect(result.status == 1, "\(file)")
+      let lines = result.error.split(separator: "\n").map(String.init)
+      #expect(lines.count == 1, "\(file): \(lines)")
+      #expect(lines.first?.hasPrefix("error: \(Fixture.hostile(file)): \(error)") == true, "\(file): \(lines)")
+      #expect(try Self.hashes(cli.library) == before, "\(file) changed the library")
+    }
+  }
+}
