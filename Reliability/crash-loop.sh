@@ -62,7 +62,11 @@ kill_at_random() {
   fi
 }
 
-any_review() { "$catalogue" --library "$library" list --limit 1 --sort created --json | python3 -c 'import json,sys; r=json.load(sys.stdin)["reviews"]; print(r[0]["id"] if r else "")'; }
+# The oldest review, or with `images` the oldest that has pictures ("" when there is none).
+any_review() {
+  "$catalogue" --library "$library" list --limit 100000 --sort created --reverse --json |
+    python3 -c 'import json,sys; r=[x for x in json.load(sys.stdin)["reviews"] if sys.argv[1] != "images" or x["imageCount"]]; print(r[0]["id"] if r else "")' "${1:-}"
+}
 
 for ((run = 1; run <= runs; run++)); do
   operation=$(((run - 1) % 4))
@@ -75,8 +79,8 @@ for ((run = 1; run <= runs; run++)); do
       ;;
     1)
       name=replace
-      id=$(any_review)
-      if [ -z "$id" ] || [ "$("$catalogue" --library "$library" show "$id" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["images"]))')" = 0 ]; then
+      id=$(any_review images)
+      if [ -z "$id" ]; then
         outcome=skipped
       else
         outcome=$(kill_at_random 80 "$catalogue" --library "$library" replace "$id" 1 "${all[RANDOM % ${#all[@]}]}")
