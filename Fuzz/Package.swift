@@ -14,5 +14,7 @@ let package = Package(
       name: "fuzz-png", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
     .executableTarget(
       name: "fuzz-exif", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
+    .executableTarget(
+      name: "fuzz-bundle", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
   ]
 )

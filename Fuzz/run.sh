@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png exif)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png exif bundle)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png exif)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png exif bundle)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | grep -E "error|Compiling|Build complete" | tail -1)
@@ -36,6 +36,20 @@ if start >= 0:
     open(sys.argv[2], "wb").write(data[start + 6:start - 2 + length])
 PY
       done
+      ;;
+    bundle)
+      # Tar bundles exported from a small library of the fixtures, made once by the CLI.
+      if [ -z "$(ls -A "$corpus")" ]; then
+        local work catalogue=$(dirname "$here")/.build/release/catalogue
+        work=$(mktemp -d)
+        (cd "$(dirname "$here")" && swift build -c release --product catalogue >/dev/null)
+        "$catalogue" init "$work/library" >/dev/null
+        id=$("$catalogue" --library "$work/library" add --title "Seed" --rating 3 --category other --body "*Seed*")
+        "$catalogue" --library "$work/library" attach "$id" "$fixtures/images/baseline.jpg" "$fixtures/images/palette-trns.png" >/dev/null
+        "$catalogue" --library "$work/library" export "$id" --to "$work/out" --archive >/dev/null
+        cp "$work"/out/*.tar "$corpus/"
+        rm -rf "$work"
+      fi
       ;;
   esac
   if [ -d "$fixtures/fuzz/$target" ]; then cp -n "$fixtures/fuzz/$target"/* "$corpus"/ 2>/dev/null || true; fi
