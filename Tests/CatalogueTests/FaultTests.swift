@@ -45,8 +45,9 @@ struct FaultTests {
 
   @Test func aFailureBeforeCommitLeavesOnlyUnreferencedFiles() throws {
     let (test, before) = try Self.setUp()
+    let path = test.path  // not `test`, which holds the library: no cycle through the hook
     test.library.beforeCommitHook = { () throws(CatalogueError) in
-      throw .io(operation: "commit", path: test.path, code: EIO)
+      throw .io(operation: "commit", path: path, code: EIO)
     }
     #expect(throws: CatalogueError.io(operation: "commit", path: test.path, code: EIO)) {
       try test.library.attach(files: Self.newFiles, to: before.id)
@@ -65,12 +66,14 @@ struct FaultTests {
 
   @Test func aReplaceThatFailsKeepsTheOldImage() throws {
     let (test, before) = try Self.setUp()
+    let path = test.path  // not `test`, which holds the library: no cycle through the hook
     test.library.beforeCommitHook = { () throws(CatalogueError) in
-      throw .io(operation: "commit", path: test.path, code: EIO)
+      throw .io(operation: "commit", path: path, code: EIO)
     }
     #expect(throws: CatalogueError.self) {
       try test.library.replace(before.id, image: "1", with: Self.newFiles[0])
     }
+    test.library.beforeCommitHook = nil
     #expect(try test.library.review(before.id) == before)
     try expectNoDanglingRecords(test.library)
   }
