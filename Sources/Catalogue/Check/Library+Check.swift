@@ -304,8 +304,7 @@ extension Library {
     do {
       let bytes = try store.read(thumbnail)
       verdict.bytesRead += thumbnailSize
-      let header = try ImagePipeline.readHeader(bytes)
-      _ = try ImagePipeline.decode(bytes, options: options)
+      let header = try ImagePipeline.decode(bytes, options: options).header
       let expected = spec.size(forUprightWidth: record.width, height: record.height)
       if header.width != expected.width || header.height != expected.height || header.format.rawValue != record.thumbnailFormat
         || header.width != record.thumbnailWidth || header.height != record.thumbnailHeight

@@ -24,12 +24,20 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, minimumSize: (width: Int, height: Int)? = nil,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
+    try decode(bytes, options: options) { _ in minimumSize }
+  }
+
+  /// Decodes with the minimum size chosen from the header, which is read once.
+  static func decode(
+    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    minimumSize: (ImageHeader) -> (width: Int, height: Int)?
+  ) throws(ImageError) -> DecodedImage {
     switch try Sniffer.supportedFormat(of: bytes) {
     case .jpeg:
       let decoder = try JPEGDecoder()
       let header = try decoder.readHeader(bytes)
       try header.checkBudget(options.pixelBudget)
-      let denominator = minimumSize.map {
+      let denominator = minimumSize(header).map {
         scaleDenominator(width: header.width, height: header.height, atLeast: $0)
       }
       let (pixels, _) = try decoder.decode(
@@ -69,23 +77,16 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
-    let header = try readHeader(bytes)
-    try header.checkBudget(options.pixelBudget)
-    let upright = spec.size(forUprightWidth: header.uprightWidth, height: header.uprightHeight)
-    // Sizes in the stored orientation: the picture is turned upright last, when it is small.
-    let target = header.orientation.swapsAxes ? (upright.height, upright.width) : upright
-    let source: (width: Int, height: Int)
-    switch spec.mode {
-    case .fit: source = (header.width, header.height)
-    case .square:
-      let side = min(header.width, header.height)
-      source = (side, side)
+    // The header is read once, by the decoder, which asks here how small it may decode.
+    var decoded = try decode(bytes, options: options) { header in
+      let (target, source) = sizes(header, spec: spec)
+      return (
+        width: target.width * shrinkOnLoadMargin * header.width / source.width,
+        height: target.height * shrinkOnLoadMargin * header.height / source.height
+      )
     }
-    let wanted = (
-      width: target.0 * shrinkOnLoadMargin * header.width / source.width,
-      height: target.1 * shrinkOnLoadMargin * header.height / source.height
-    )
-    var decoded = try decode(bytes, minimumSize: wanted, options: options)
+    let header = decoded.header
+    let (target, source) = sizes(header, spec: spec)
     var pixels = decoded.pixels
     if spec.mode == .square { pixels = pixels.centreSquare() }
     // What of the original the decoded pixels cover, in decoded pixels (see `Resizer`).
@@ -94,10 +95,25 @@ public enum ImagePipeline {
       width: min(Double(pixels.width), Double(source.width) / scale),
       height: min(Double(pixels.height), Double(source.height) / scale)
     )
-    pixels = Resizer.resize(pixels, width: target.0, height: target.1, extent: extent)
+    pixels = Resizer.resize(pixels, width: target.width, height: target.height, extent: extent)
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
     decoded.pixels = pixels.oriented(header.orientation)
     return decoded
+  }
+
+  /// The thumbnail's size and the part of the picture it shows, both in the stored
+  /// orientation (the picture is turned upright last, when it is small).
+  static func sizes(_ header: ImageHeader, spec: ThumbnailSpec) -> (
+    target: (width: Int, height: Int), source: (width: Int, height: Int)
+  ) {
+    let upright = spec.size(forUprightWidth: header.uprightWidth, height: header.uprightHeight)
+    let target = header.orientation.swapsAxes ? (upright.height, upright.width) : upright
+    switch spec.mode {
+    case .fit: return (target, (header.width, header.height))
+    case .square:
+      let side = min(header.width, header.height)
+      return (target, (side, side))
+    }
   }
 
   /// The largest DCT scale denominator (8, 4, 2, 1) whose output still covers `size`.
