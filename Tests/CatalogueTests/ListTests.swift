@@ -91,6 +91,23 @@ struct ListTests {
     #expect(try test.library.list(ReviewQuery(category: .tv, search: "super*")).total == 1)
   }
 
+  @Test func searchAloneAndSearchWithAFilterAgree() throws {
+    // A search alone is answered from the index alone; with a filter (one that keeps every
+    // review here) it goes through the reviews: the two must give the same page.
+    let test = try Self.sample()
+    for search in ["the", "super*", "best", "\"the best\""] {
+      for reversed in [false, true] {
+        let alone = try test.library.list(ReviewQuery(search: search, reversed: reversed))
+        let filtered = try test.library.list(ReviewQuery(minimumRating: 0, search: search, reversed: reversed))
+        #expect(alone == filtered, "\(search)")
+        #expect(alone.total > 0, "\(search)")
+      }
+    }
+    let paged = try test.library.list(ReviewQuery(search: "the", limit: 2, offset: 1))
+    let whole = try test.library.list(ReviewQuery(search: "the"))
+    #expect(paged.reviews == Array(whole.reviews[1..<3]))
+  }
+
   @Test func searchFollowsEditsAndDeletes() throws {
     let test = try Self.sample()
     let wick = try test.library.list(ReviewQuery(search: "wick")).reviews[0]

@@ -308,14 +308,23 @@ extension Library {
     }
     return try read { () throws(CatalogueError) -> ReviewPage in
       try sql { () throws(DatabaseError) -> ReviewPage in
-        let total = try database.query("SELECT count(*) FROM \(from)\(filter)", arguments) { $0.int(0) }
-          .first ?? 0
+        // A search with no other filter is answered by the full-text index alone: every row
+        // of it is a review, and joining each match to its review (to count them, or to rank
+        // them) costs a lookup a match, which on a common word is most of the time.
+        let indexOnly = query.search != nil && conditions.count == 1
+        let counting = indexOnly
+          ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
+          : "SELECT count(*) FROM \(from)\(filter)"
+        let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
         // The page's rows are found first from the indexes alone; only those are then read
         // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
-        let page = try database.query(
-          "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
-          arguments + [SQLValue(query.limit), SQLValue(query.offset)]
-        ) { $0.int(0) }
+        let paging = indexOnly && sort == .relevance
+          ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
+            + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
+          : "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?"
+        let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
+          $0.int(0)
+        }
         guard !page.isEmpty else { return ReviewPage(reviews: [], total: total, offset: query.offset) }
         let placeholders = Array(repeating: "?", count: page.count).joined(separator: ", ")
         let rows = try database.query(
