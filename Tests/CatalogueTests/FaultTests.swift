@@ -114,3 +114,18 @@ struct ConcurrencyTests {
     #expect(try test.library.unreferencedFiles().isEmpty)
   }
 }
+
+@Suite("The library lock")
+struct LockTests {
+  @Test func aThreadHoldingTheLockSharedCannotWaitForItselfExclusively() throws {
+    let test = try TestLibrary()
+    do {
+      let shared = try LibraryLock(folder: test.path, mode: .shared)
+      #expect(throws: CatalogueError.self) { try LibraryLock(folder: test.path, mode: .exclusive) }
+      withExtendedLifetime(shared) {}
+    }
+    // Released, the exclusive lock is there to take.
+    let exclusive = try LibraryLock(folder: test.path, mode: .exclusive)
+    withExtendedLifetime(exclusive) {}
+  }
+}
