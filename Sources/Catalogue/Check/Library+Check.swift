@@ -16,12 +16,17 @@ struct ImageRecord: Sendable {
   var reviews: [String]
 
   var originalPath: String {
-    LibraryLayout.original(sha256: sha256, fileExtension: format == "png" ? "png" : "jpg")
+    LibraryLayout.original(sha256: sha256, fileExtension: Self.fileExtension(format))
   }
 
   func thumbnailPath(spec: ThumbnailSpec) -> String {
-    LibraryLayout.thumbnail(
-      sha256: sha256, spec: spec.name, fileExtension: thumbnailFormat == "png" ? "png" : "jpg")
+    LibraryLayout.thumbnail(sha256: sha256, spec: spec.name, fileExtension: Self.fileExtension(thumbnailFormat))
+  }
+
+  /// A recorded format's file extension; a record that names no known format (which check
+  /// reports) is looked for as a JPEG.
+  private static func fileExtension(_ format: String) -> String {
+    (ImageFormat(rawValue: format) ?? .jpeg).fileExtension
   }
 }
 
@@ -289,41 +294,48 @@ extension Library {
       }
     }
     verdict.originalHealthy = originalOK
-    // The thumbnail, for the current spec.
+    let thumbnail = verifyThumbnail(record, spec: spec, options: options, quick: quick, store: store, originalOK: originalOK)
+    verdict.findings += thumbnail.findings
+    verdict.bytesRead += thumbnail.bytesRead
+    return verdict
+  }
+
+  /// Verifies a record's thumbnail for `spec`: there, decodable, of the size the spec gives.
+  /// `originalOK` says whether it could be made again (and so whether findings are repairable).
+  static func verifyThumbnail(
+    _ record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, quick: Bool, store: any FileStore,
+    originalOK: Bool
+  ) -> (findings: [Finding], bytesRead: Int) {
     let thumbnail = record.thumbnailPath(spec: spec)
     let regenerate = originalOK ? "repair makes it again from the original" : "restore the original first"
-    func thumbnailFinding(_ kind: Finding.Kind, _ problem: String) {
-      verdict.findings.append(
-        Finding(kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK, reviews: record.reviews))
+    func finding(_ kind: Finding.Kind, _ problem: String) -> [Finding] {
+      [Finding(kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK, reviews: record.reviews)]
     }
-    guard let thumbnailSize = store.size(of: thumbnail) else {
-      thumbnailFinding(.missingThumbnail, "the thumbnail is missing")
-      return verdict
-    }
-    guard !quick else { return verdict }
+    guard let size = store.size(of: thumbnail) else { return (finding(.missingThumbnail, "the thumbnail is missing"), 0) }
+    guard !quick else { return ([], 0) }
     do {
       let bytes = try store.read(thumbnail)
-      verdict.bytesRead += thumbnailSize
       let header = try ImagePipeline.decode(bytes, options: options).header
       let expected = spec.size(forUprightWidth: record.width, height: record.height)
       if header.width != expected.width || header.height != expected.height || header.format.rawValue != record.thumbnailFormat
         || header.width != record.thumbnailWidth || header.height != record.thumbnailHeight
       {
-        thumbnailFinding(
-          .staleThumbnail,
-          "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)")
+        return (
+          finding(
+            .staleThumbnail,
+            "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)"),
+          size
+        )
       }
+      return ([], size)
     } catch {
-      thumbnailFinding(.thumbnailUndecodable, "the thumbnail does not decode: \(error)")
+      return (finding(.thumbnailUndecodable, "the thumbnail does not decode: \(error)"), size)
     }
-    return verdict
   }
 
   /// Files that do not belong: unreferenced, temporary, or unknown.
   private func checkFiles(_ records: [ImageRecord]) throws(CatalogueError) -> [Finding] {
-    let spec = thumbnailSpec
-    let originals = Set(records.map(\.originalPath))
-    let thumbnails = Set(records.map { $0.thumbnailPath(spec: spec) })
+    let (originals, thumbnails) = referencedFiles(records)
     var findings: [Finding] = []
     for file in try storedFiles() where !originals.contains(file) && !thumbnails.contains(file) {
       if Self.isTemporary(file) {

@@ -98,16 +98,25 @@ extension Library {
     // Thumbnails, made again from their originals.
     let thumbnailKinds: [Finding.Kind] = [.missingThumbnail, .thumbnailUndecodable, .staleThumbnail]
     let spec = thumbnailSpec
+    let byThumbnail = Dictionary(records.map { ($0.thumbnailPath(spec: spec), $0) }, uniquingKeysWith: { first, _ in first })
     for finding in thumbnailKinds.flatMap({ byKind[$0] ?? [] }) where finding.repairable {
-      guard let record = records.first(where: { $0.thumbnailPath(spec: spec) == finding.target }) else { continue }
-      // Still wrong?
-      let now = Self.verify(record, spec: spec, options: decodeOptions, quick: false, store: files)
-      guard now.findings.contains(where: { thumbnailKinds.contains($0.kind) }) else { continue }
-      guard now.originalHealthy else {
+      guard let record = byThumbnail[finding.target] else { continue }
+      // Still wrong? Only the thumbnail is looked at again: the remake checks the original.
+      let now = Self.verifyThumbnail(record, spec: spec, options: decodeOptions, quick: false, store: files, originalOK: true)
+      guard !now.findings.isEmpty else { continue }
+      do throws(CatalogueError) {
+        if dryRun {
+          guard try healthyHeader(of: record) != nil else { throw .invalidArgument("damaged original") }
+        } else {
+          try remakeThumbnail(record)
+        }
+      } catch {
+        // A failed write (a full disk) stops the repair; an original that went bad since the
+        // check (unreadable, another hash, undecodable) is the user's to restore.
+        if case .io(let operation, _, _) = error, operation != "read" { throw error }
         result.unrepaired.append(finding)
         continue
       }
-      if !dryRun { try remakeThumbnail(record) }
       did(finding, "made \(finding.target) again from the original")
     }
 

@@ -48,20 +48,12 @@ extension Library {
 
   /// The files the image records account for, with the current thumbnail spec.
   func referencedFiles() throws(CatalogueError) -> (originals: Set<String>, thumbnails: Set<String>) {
-    let spec = thumbnailSpec.name
-    let rows = try sql { () throws(DatabaseError) in
-      try database.query("SELECT sha256, format, thumbnail_format FROM images") {
-        ($0.text(0), $0.text(1), $0.text(2))
-      }
-    }
-    var originals = Set<String>()
-    var thumbnails = Set<String>()
-    for (sha256, format, thumbnailFormat) in rows {
-      let originalExtension = format == "png" ? "png" : "jpg"
-      let thumbnailExtension = thumbnailFormat == "png" ? "png" : "jpg"
-      originals.insert(LibraryLayout.original(sha256: sha256, fileExtension: originalExtension))
-      thumbnails.insert(LibraryLayout.thumbnail(sha256: sha256, spec: spec, fileExtension: thumbnailExtension))
-    }
-    return (originals, thumbnails)
+    referencedFiles(try imageRecords())
+  }
+
+  /// The files `records` account for, with the current thumbnail spec.
+  func referencedFiles(_ records: [ImageRecord]) -> (originals: Set<String>, thumbnails: Set<String>) {
+    let spec = thumbnailSpec
+    return (Set(records.map(\.originalPath)), Set(records.map { $0.thumbnailPath(spec: spec) }))
   }
 }
