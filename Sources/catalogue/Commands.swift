@@ -61,16 +61,7 @@ enum Commands {
     }
     if let text = arguments.value("body") { return text }
     guard let file = arguments.value("body-file") else { return nil }
-    let bytes: [UInt8]
-    if file == "-" {
-      bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-    } else {
-      bytes = try FileIO.read(file)
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw CatalogueError.invalidArgument("\(file == "-" ? "standard input" : file) is not UTF-8 text")
-    }
-    return text
+    return try InputFile.readText(file, limit: ReviewDraft.maximumBodyBytes)
   }
 
   static func rating(_ arguments: ParsedArguments, command: String) throws(UsageError) -> Int? {

@@ -127,7 +127,17 @@ enum Output {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    // JSON escapes U+0000–U+001F itself; DEL and the C1 controls (U+0085, U+009B: a CSI on
+    // some terminals) are escaped too, so that no control character reaches a terminal raw.
+    var text = ""
+    for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+      if (0x7F...0x9F).contains(scalar.value) {
+        text += "\\u00" + String(scalar.value, radix: 16)
+      } else {
+        text.unicodeScalars.append(scalar)
+      }
+    }
+    return text
   }
 
   // MARK: People

@@ -7,16 +7,68 @@ import Synchronization
 enum Terminal {
   static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
   static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+  static let standardOutputIsTerminal = isatty(STDOUT_FILENO) == 1
 
-  /// Writes `text` and a newline to standard output.
-  static func print(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  /// `text` with every control character but newline and tab written out as `\xHH` (or
+  /// `\u{HHHH}`), as `git` and `ls` neutralise names: what a terminal would act on is shown.
+  static func visible(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isHidden) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if isHidden(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        result += scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{\(hex)}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
   }
 
-  /// Writes `text` and a newline to standard error.
+  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
+  }
+
+  /// Writes `text` and a newline to standard output.
+  ///
+  /// A reader that stops early (`catalogue list | head -1`) closes the pipe: the output ends
+  /// there, quietly, with exit status 0 — the work was done and the reader has what it wanted.
+  /// Any other failure (a full disk, an I/O error) is one line on standard error and exit
+  /// status 1. Output comes after a command's work is committed, so exiting here loses nothing.
+  ///
+  /// On a terminal, control characters in the text (a review's body may hold an escape
+  /// sequence from before they were refused) are shown as `\x1B`, never sent raw.
+  static func print(_ text: String) {
+    let shown = standardOutputIsTerminal ? visible(text) : text
+    guard let code = write(STDOUT_FILENO, shown + "\n") else { return }
+    if code == EPIPE { exit(0) }
+    _ = write(STDERR_FILENO, "error: cannot write to standard output: \(String(cString: strerror(code)))\n")
+    exit(1)
+  }
+
+  /// Writes `text` and a newline to standard error. A failure to write there is ignored: there
+  /// is nowhere left to report it.
   static func printError(_ text: String) {
     Progress.shared.clear()
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    _ = write(STDERR_FILENO, text + "\n")
+  }
+
+  /// Writes all of `text` to `descriptor`, retrying short writes and interruptions; the
+  /// `errno` of a failure, or `nil`. (`FileHandle.write` traps on EPIPE and ENOSPC instead.)
+  static func write(_ descriptor: Int32, _ text: String) -> Int32? {
+    var text = text
+    return text.withUTF8 { bytes -> Int32? in
+      var done = 0
+      while done < bytes.count {
+        let wrote = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+        if wrote < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        done += wrote
+      }
+      return nil
+    }
   }
 
   /// The terminal's width in columns, or `nil` when standard output is not a terminal.
@@ -29,7 +81,7 @@ enum Terminal {
 
   /// Asks a yes/no question on the terminal; `false` unless the answer starts with y.
   static func confirm(_ question: String) -> Bool {
-    FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
+    _ = write(STDERR_FILENO, "\(question) [y/N] ")
     guard let answer = readLine() else { return false }
     return answer.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
   }
@@ -75,7 +127,7 @@ final class Progress: Sendable {
       }
       return text
     }
-    if let line { FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8)) }
+    if let line { _ = Terminal.write(STDERR_FILENO, "\r\u{1B}[K\(line)") }
   }
 
   /// Removes the line, before other output or at the end.
@@ -85,7 +137,7 @@ final class Progress: Sendable {
       defer { state.visible = false }
       return state.visible
     }
-    if visible { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if visible { _ = Terminal.write(STDERR_FILENO, "\r\u{1B}[K") }
   }
 
   private static func now() -> Double {

@@ -85,10 +85,22 @@ func run(_ words: [String]) -> Int32 {
     return 2
   } catch let error as CatalogueError {
     Terminal.printError("error: \(error)")
-    return 1
+    return error.isAboutTheCommandLine ? 2 : 1
   } catch {
     Terminal.printError("error: \(error)")
     return 1
+  }
+}
+
+extension CatalogueError {
+  /// Whether the error is about a value given on the command line (a rating of 6, an id of
+  /// three digits, a search with no words): exit status 2, like any other usage error. What
+  /// could not be done with well-formed values (no such review, a refused picture) is 1.
+  var isAboutTheCommandLine: Bool {
+    switch self {
+    case .invalidReview, .badReviewReference: return true
+    default: return false
+    }
   }
 }
 

@@ -34,9 +34,12 @@ struct CLI {
     try run(["--library", library] + arguments, input: input, environment: environment)
   }
 
-  func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> Result {
+  func run(
+    _ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil,
+    executable: String = CLI.executable
+  ) throws -> Result {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.executable)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory ?? folder.path)
     var env = ProcessInfo.processInfo.environment

@@ -84,7 +84,7 @@ struct CommandTests {
     let cli = CLI()
     try #require(try cli("init").status == 0)
     let invalid = try cli("add", "--title", "  ", "--rating", "7", "--category", "movie")
-    #expect(invalid.status == 1)
+    #expect(invalid.status == 2)
     #expect(invalid.error == "error: invalid review: title is empty; rating 7 is outside 0–5\n")
     let missing = try cli("add", "--title", "X")
     #expect(missing.status == 2)
@@ -130,7 +130,7 @@ struct CommandTests {
     let nothing = try cli("edit", id)
     #expect(nothing.status == 2)
     let invalid = try cli("edit", id, "--rating", "6")
-    #expect(invalid.status == 1 && invalid.error.contains("rating 6 is outside 0–5"))
+    #expect(invalid.status == 2 && invalid.error.contains("rating 6 is outside 0–5"))
   }
 
   @Test func removeAsksUnlessTold() throws {
@@ -169,8 +169,14 @@ struct CommandTests {
     #expect(ambiguous.error == "error: review id abcd is ambiguous: it starts abcd000000000001, abcd000000000002; give more digits\n")
     #expect(try cli("show", "abcd000000000002").output.hasPrefix("Two\n"))
     let bad = try cli("show", "zz")
-    #expect(bad.status == 1)
-    #expect(bad.error == "error: zz is not a review id: ids are hexadecimal, at least 4 digits of one\n")
+    #expect(bad.status == 2)
+    #expect(bad.error == "error: zz is not a review id: ids are hexadecimal (0–9, a–f); `catalogue list` shows them\n")
+    let short = try cli("show", "abc")
+    #expect(short.status == 2)
+    #expect(short.error == "error: abc is too short to name a review: give at least 4 of its 16 digits\n")
+    let long = try cli("show", "abcd0000000000012")
+    #expect(long.status == 2)
+    #expect(long.error == "error: abcd0000000000012 is not a review id: ids are 16 digits long, and this has 17\n")
     let absent = id.hasPrefix("ffff") ? "eeee" : "ffff"
     let missing = try cli("remove", absent, "--yes")
     #expect(missing.status == 1)

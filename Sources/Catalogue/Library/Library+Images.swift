@@ -64,6 +64,7 @@ extension Library {
     let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), files.count)
     let spec = thumbnailSpec
     let options = decodeOptions
+    let sizeCap = fileSizeCap
     // A worker takes a place in the window before it claims the next file, so the file the
     // consumer waits for is always claimed: the window cannot fill with later files.
     let window = DispatchSemaphore(value: workers * 2)
@@ -83,7 +84,7 @@ extension Library {
           }
           let source = files[index]
           let result = Result { () throws(CatalogueError) -> PreparedImage in
-            let bytes = try FileIO.read(source)
+            let bytes = try InputFile.readPicture(source, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
             return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
           }
           results.withLock { $0[index] = result }
@@ -194,11 +195,11 @@ extension Library {
       case .success(let prepared):
         stored.append((prepared.source, try store(prepared)))
       case .failure(let error):
-        if case .imageRejected(let file, _) = error {
+        switch error {
+        case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _),
+          .fileTooLarge(let file, _, _):
           failures.append(ImportFailure(source: file, error: error))
-        } else if case .io(_, let file, _) = error {
-          failures.append(ImportFailure(source: file, error: error))
-        } else {
+        default:
           throw error
         }
       }
@@ -275,7 +276,7 @@ extension Library {
     _ = try resolveImage(imageReference, in: id, images: images(of: id))
     let lock = try LibraryLock(folder: path, mode: .shared)
     defer { withExtendedLifetime(lock) {} }
-    let bytes = try FileIO.read(source)
+    let bytes = try readInput(source)
     let prepared = try PreparedImage.make(bytes: bytes, source: source, spec: thumbnailSpec, options: decodeOptions)
     let image = try store(prepared)
     try write { () throws(CatalogueError) in

@@ -15,6 +15,12 @@ public final class Library {
   public internal(set) var thumbnailSpec: ThumbnailSpec
   /// Limits for decoding imports; the pixel budget is a library setting.
   public private(set) var decodeOptions: DecodeOptions
+  /// The largest file an import reads, in bytes: a library setting, by default four bytes a
+  /// pixel of the pixel budget (400 MB for 100 megapixels). A larger file is refused before it
+  /// is read.
+  public var fileSizeCap: Int { storedFileSizeCap ?? decodeOptions.pixelBudget * Self.bytesPerPixelCap }
+  private var storedFileSizeCap: Int?
+  static let bytesPerPixelCap = 4
   /// Called just before an import's records are committed; a test makes it fail to check that
   /// nothing is half-linked.
   public var beforeCommitHook: (() throws(CatalogueError) -> Void)?
@@ -69,6 +75,12 @@ public final class Library {
       }
       decodeOptions.pixelBudget = pixels
     }
+    if let cap = settings["file_size_cap"] {
+      guard let bytes = Int(cap), bytes > 0 else {
+        throw .badSetting(key: "file_size_cap", value: cap)
+      }
+      storedFileSizeCap = bytes
+    }
   }
 
   private static func open(path: String, create: Bool) throws(CatalogueError) -> Database {
@@ -115,6 +127,20 @@ public final class Library {
       try sql { () throws(DatabaseError) in try saveSetting("pixel_budget", String(pixels)) }
     }
     decodeOptions.pixelBudget = pixels
+  }
+
+  /// Changes the largest file (in bytes) an import reads.
+  public func setFileSizeCap(_ bytes: Int) throws(CatalogueError) {
+    guard bytes > 0 else { throw .invalidArgument("the file-size cap must be positive, not \(bytes)") }
+    try write { () throws(CatalogueError) in
+      try sql { () throws(DatabaseError) in try saveSetting("file_size_cap", String(bytes)) }
+    }
+    storedFileSizeCap = bytes
+  }
+
+  /// Reads a picture a user named for import, within the library's limits.
+  func readInput(_ source: String) throws(CatalogueError) -> [UInt8] {
+    try InputFile.readPicture(source, sizeCap: fileSizeCap, pixelBudget: decodeOptions.pixelBudget)
   }
 
   /// Stores a setting (inside the caller's transaction).

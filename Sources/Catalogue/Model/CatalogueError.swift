@@ -23,6 +23,14 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case imageRejected(file: String, reason: ImageError)
   /// A file operation failed: `operation` on `path` with `errno` `code`.
   case io(operation: String, path: String, code: Int32)
+  /// A file to read is a FIFO, a device, a socket or a folder; `kind` says which.
+  case notARegularFile(path: String, kind: String)
+  /// A file to read is larger than the library takes (`cap` bytes).
+  case fileTooLarge(path: String, bytes: Int, cap: Int)
+  /// A text file (a review's body) is larger than `cap` bytes.
+  case textTooLarge(path: String, cap: Int)
+  /// A text file (a review's body) is not UTF-8.
+  case notText(path: String)
   case database(DatabaseError)
   /// A library setting holds a value this build cannot use.
   case badSetting(key: String, value: String)
@@ -58,7 +66,13 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .ambiguousReview(let prefix, let candidates):
       return "review id \(prefix) is ambiguous: it starts \(candidates.joined(separator: ", ")); give more digits"
     case .badReviewReference(let reference):
-      return "\(reference) is not a review id: ids are hexadecimal, at least 4 digits of one"
+      let digits = reference.utf8.count
+      if reference.isEmpty { return "an empty review id: give an id, or at least 4 of its digits" }
+      if !reference.lowercased().utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) {
+        return "\(reference) is not a review id: ids are hexadecimal (0–9, a–f); `catalogue list` shows them"
+      }
+      if digits < 4 { return "\(reference) is too short to name a review: give at least 4 of its 16 digits" }
+      return "\(reference) is not a review id: ids are 16 digits long, and this has \(digits)"
     case .imageNotFound(let review, let reference):
       return "review \(review) has no image \(reference): give a position (1, 2, …) or a prefix of the image's hash"
     case .ambiguousImage(let review, let reference, let candidates):
@@ -69,6 +83,14 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "\(file): \(reason)"
     case .io(let operation, let path, let code):
       return "cannot \(operation) \(path): \(Errno.describe(code))"
+    case .notARegularFile(let path, let kind):
+      return "\(path): \(kind), not a regular file: only files can be read; copy it into a file first"
+    case .fileTooLarge(let path, let bytes, let cap):
+      return "\(path): \(Self.size(bytes)) is over the largest file this library takes (\(Self.size(cap))); nothing was read"
+    case .textTooLarge(let path, let cap):
+      return "\(path): more text than a review may hold (\(Self.size(cap))); nothing was read"
+    case .notText(let path):
+      return "\(path) is not UTF-8 text: save it as UTF-8 and try again"
     case .database(let error):
       if error.isBusy {
         return "the library is busy: another catalogue command held it too long (\(error.message)); try again"
@@ -97,6 +119,21 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension CatalogueError {
+  /// A size for people, in decimal units: "812 KB", "1.5 GB".
+  static func size(_ bytes: Int) -> String {
+    if bytes < 1000 { return "\(bytes) bytes" }
+    let units = ["KB", "MB", "GB", "TB"]
+    var value = Double(bytes) / 1000
+    var unit = 0
+    while value >= 999.5 && unit < units.count - 1 {
+      value /= 1000
+      unit += 1
+    }
+    let digits = value < 10 ? 1 : 0
+    let text = digits == 0 ? String(Int(value.rounded())) : String(Double(Int(value * 10 + 0.5)) / 10)
+    return "\(text) \(units[unit])"
+  }
+
   /// Wraps a SQLite failure.
   init(_ error: DatabaseError) { self = .database(error) }
 }

@@ -61,14 +61,19 @@ public struct ReviewDraft: Sendable, Equatable {
   ) {
     var problems: [String] = []
     let title = self.title.trimmingWhitespace()
-    let body = self.body.trimmingWhitespace()
+    // A CR of a CRLF pair is a line ending, not a control character: bodies from Windows
+    // editors keep their lines.
+    let body = self.body.replacingCRLF().trimmingWhitespace()
     if title.isEmpty {
       problems.append("title is empty")
     } else if title.count > Self.maximumTitleLength {
       problems.append("title is \(title.count) characters long, over \(Self.maximumTitleLength)")
     }
-    if title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-      problems.append("title contains control characters")
+    if let problem = Self.controlCharacter(in: title, field: "title", allowed: []) {
+      problems.append(problem)
+    }
+    if let problem = Self.controlCharacter(in: body, field: "body", allowed: ["\t", "\n"]) {
+      problems.append(problem)
     }
     if body.utf8.count > Self.maximumBodyBytes {
       problems.append("body is \(body.utf8.count) bytes, over \(Self.maximumBodyBytes)")
@@ -87,6 +92,50 @@ public struct ReviewDraft: Sendable, Equatable {
     }
     guard problems.isEmpty, let category else { throw .invalidReview(problems) }
     return (title, body, rating, category, favorite)
+  }
+}
+
+extension ReviewDraft {
+  /// The problem with the first control character in `text` (NUL, escape, DEL, C1 controls),
+  /// other than those `allowed`, naming where it is; `nil` when there is none. Control
+  /// characters would reach a reader's terminal raw, and a NUL cuts text short in C.
+  static func controlCharacter(in text: String, field: String, allowed: Set<Unicode.Scalar>) -> String? {
+    var offset = 0
+    var line = 1
+    var column = 1
+    for scalar in text.unicodeScalars {
+      if scalar.properties.generalCategory == .control && !allowed.contains(scalar) {
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        let name = String(repeating: "0", count: max(0, 4 - code.count)) + code
+        let place = allowed.contains("\n") ? "byte \(offset) (line \(line), column \(column))" : "byte \(offset)"
+        return "\(field) has a control character U+\(name) at \(place): only "
+          + (allowed.isEmpty ? "printable characters are allowed" : "tab and newline are allowed among control characters")
+      }
+      offset += UTF8.width(scalar)
+      if scalar == "\n" {
+        line += 1
+        column = 1
+      } else {
+        column += 1
+      }
+    }
+    return nil
+  }
+}
+
+extension String {
+  /// The text with each CRLF pair made a plain LF.
+  func replacingCRLF() -> String {
+    guard contains("\r\n") else { return self }
+    var result = String.UnicodeScalarView()
+    var pendingCR = false
+    for scalar in unicodeScalars {
+      if pendingCR && scalar != "\n" { result.append("\r") }
+      pendingCR = scalar == "\r"
+      if !pendingCR { result.append(scalar) }
+    }
+    if pendingCR { result.append("\r") }
+    return String(result)
   }
 }
 

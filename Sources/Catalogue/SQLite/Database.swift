@@ -185,7 +185,11 @@ final class Statement {
       case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
       case .real(let number): status = sqlite3_bind_double(handle, index, number)
       case .text(let text):
-        status = sqlite3_bind_text(handle, index, text, -1, csqlite3_transient())
+        // With its length, so that nothing in the text (a NUL included) can cut it short.
+        status = text.withCString {
+          sqlite3_bind_text64(
+            handle, index, $0, sqlite3_uint64(text.utf8.count), csqlite3_transient(), UInt8(SQLITE_UTF8))
+        }
       case .blob(let bytes):
         status = bytes.withUnsafeBytes {
           sqlite3_bind_blob64(

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// What a new user trips over: each test reproduces one reported defect with the command a
+/// user ran, and checks what they would notice (exit status, messages, the library folder).
+@Suite("What a new user trips over")
+struct NewUserTests {
+  /// Runs the built executable with standard output into a pipe whose reader takes `take`
+  /// bytes and then closes it, as `| head -c N` does. Returns the exit status and stderr.
+  static func runWithEarlyClosingReader(_ arguments: [String], take: Int) throws -> (status: Int32, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let head = try output.fileHandleForReading.read(upToCount: take) ?? Data()
+    #expect(head.count == take)
+    try output.fileHandleForReading.close()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: errorData, as: UTF8.self))
+  }
+
+  /// Runs `body` with a deadline: a command that hangs fails the test instead of the suite.
+  static func within(_ seconds: Double, _ arguments: [String]) throws -> (status: Int32, error: String, elapsed: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.executable)
+    process.arguments = arguments
+    let error = Pipe()
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    let start = Date()
+    try process.run()
+    let deadline = DispatchTime.now() + seconds
+    DispatchQueue.global().asyncAfter(deadline: deadline) { if process.isRunning { process.terminate() } }
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: errorData, as: UTF8.self), Date().timeIntervalSince(start))
+  }
+
+  // MARK: 1. Output into a closed pipe or a full disk
+
+  @Test func aReaderThatStopsEarlyEndsTheOutputQuietly() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let body = String(repeating: "All work and no play. ", count: 50_000)  // 1.1 MB, past any pipe buffer
+    let file = cli.folder.file("long.md")
+    try Data(body.utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try cli("edit", id, "--body-file", file).status == 0)
+    for _ in 0..<30 { _ = try cli.withReview("Another") }
+    for arguments in [["show", id], ["show", id, "--json"], ["list", "--json"], ["list"]] {
+      let result = try Self.runWithEarlyClosingReader(["--library", cli.library] + arguments, take: 10)
+      #expect(result.status == 0, "\(arguments): \(result.error)")
+      #expect(result.error.isEmpty, "\(arguments): \(result.error)")
+    }
+  }
+
+  @Test func aFullDiskIsOneLineAndExitStatusOne() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.executable)
+    process.arguments = ["--library", cli.library, "show", id]
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+    let error = Pipe()
+    process.standardError = error
+    try process.run()
+    let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(text == "error: cannot write to standard output: No space left on device\n")
+  }
+
+  // MARK: 2, 3. Devices, FIFOs and huge files are refused at once
+
+  @Test func specialFilesAreRefusedAtOnce() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let fifo = cli.folder.file("f.jpg")
+    #expect(mkfifo(fifo, 0o644) == 0)
+    let before = try HostileImportTests.hashes(cli.library)
+    let cases: [([String], String)] = [
+      (["attach", id, "/dev/zero"], "error: /dev/zero: a character device, not a regular file"),
+      (["attach", id, "/dev/urandom"], "error: /dev/urandom: a character device, not a regular file"),
+      (["attach", id, fifo], "error: \(fifo): a FIFO (named pipe), not a regular file"),
+      (["replace", id, "1", fifo], "error: \(fifo): a FIFO (named pipe), not a regular file"),
+      (["edit", id, "--body-file", fifo], "error: \(fifo): a FIFO (named pipe), not a regular file"),
+      (["edit", id, "--body-file", "/dev/zero"], "error: /dev/zero: a character device, not a regular file"),
+      (["add", "--title", "T", "--rating", "1", "--category", "book", "--body-file", fifo],
+       "error: \(fifo): a FIFO (named pipe), not a regular file"),
+    ]
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    let attached = try HostileImportTests.hashes(cli.library)
+    #expect(attached != before)
+    for (arguments, message) in cases {
+      let result = try Self.within(10, ["--library", cli.library] + arguments)
+      #expect(result.elapsed < 5, "\(arguments) took \(result.elapsed) s")
+      #expect(result.status == 1, "\(arguments): \(result.error)")
+      #expect(result.error.hasPrefix(message), "\(arguments): \(result.error)")
+      #expect(try HostileImportTests.hashes(cli.library) == attached, "\(arguments) changed the library")
+    }
+  }
+
+  @Test func aHugeFileIsRefusedWithoutBeingRead() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    // 1 GB of zeros (sparse: no disk used) named like a JPEG, and a JPEG header on 1 GB.
+    let zeros = cli.folder.file("zeros.jpg")
+    #expect(FileManager.default.createFile(atPath: zeros, contents: nil))
+    #expect(truncate(zeros, 1 << 30) == 0)
+    let big = cli.folder.file("big.jpg")
+    let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixture.image("baseline.jpg")))
+    #expect(FileManager.default.createFile(atPath: big, contents: jpeg))
+    #expect(truncate(big, 1 << 30) == 0)
+    let zerosResult = try Self.within(10, ["--library", cli.library, "attach", id, zeros])
+    #expect(zerosResult.elapsed < 5)
+    #expect(zerosResult.error.hasPrefix("error: \(zeros): not an image"), "\(zerosResult.error)")
+    let bigResult = try Self.within(10, ["--library", cli.library, "attach", id, big])
+    #expect(bigResult.elapsed < 5)
+    #expect(
+      bigResult.error.hasPrefix("error: \(big): 1.1 GB is over the largest file this library takes (400 MB)"),
+      "\(bigResult.error)")
+    let body = try Self.within(10, ["--library", cli.library, "edit", id, "--body-file", zeros])
+    #expect(body.status == 1)
+    #expect(body.error.hasPrefix("error: \(zeros): more text than a review may hold (17 MB)"), "\(body.error)")
+  }
+
+  // MARK: 4, 6. NUL and control characters in text
+
+  @Test func nulAndControlCharactersInBodiesAreRefusedWithTheirPlace() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let nul = cli.folder.file("nul.md")
+    try Data("hello\0world\n".utf8).write(to: URL(fileURLWithPath: nul))
+    let added = try cli("add", "--title", "T", "--rating", "3", "--category", "book", "--body-file", nul)
+    #expect(added.status == 2)
+    #expect(
+      added.error
+        == "error: invalid review: body has a control character U+0000 at byte 5 (line 1, column 6): only tab and newline are allowed among control characters\n"
+    )
+    let escape = try cli("edit", id, "--body", "x\u{1B}]0;pwned\u{07}\u{1B}[2J")
+    #expect(escape.status == 2)
+    #expect(escape.error.contains("U+001B at byte 1 (line 1, column 2)"), "\(escape.error)")
+    #expect(try cli("show", id, "--json").output.contains("Body of Arrival."))
+    // A CRLF file keeps its lines; tabs stay.
+    let crlf = cli.folder.file("crlf.md")
+    try Data("one\r\n\ttwo\r\n".utf8).write(to: URL(fileURLWithPath: crlf))
+    #expect(try cli("edit", id, "--body-file", crlf).status == 0)
+    #expect(try cli.json(try cli("show", id, "--json"))["body"] as? String == "one\n\ttwo")
+  }
+
+  @Test func storedControlCharactersNeverReachATerminalRaw() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    // A body stored before control characters were refused, as the sqlite3 shell writes it.
+    let sql = "UPDATE reviews SET body = 'x' || char(27) || ']0;pwned' || char(7) || char(155) || 'y' WHERE id = '\(id)'"
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    shell.arguments = [cli.library + "/catalogue.sqlite", sql]
+    try shell.run()
+    shell.waitUntilExit()
+    try #require(shell.terminationStatus == 0)
+    // On a terminal (script(1) gives the command one), shown escaped.
+    let terminal = try cli.run(
+      ["-qec", "\(CLI.executable) --library \(cli.library) show \(id)", "/dev/null"], executable: "/usr/bin/script")
+    #expect(terminal.output.contains("x\\x1B]0;pwned\\x07\\x9By"), "\(terminal.output)")
+    #expect(!terminal.output.unicodeScalars.contains("\u{1B}"))
+    // JSON escapes every control character, C1 included.
+    let json = try cli("show", id, "--json")
+    #expect(json.output.contains(#""body" : "x\u001b]0;pwned\u0007\u009by""#), "\(json.output)")
+  }
+}
