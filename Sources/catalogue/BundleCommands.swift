@@ -64,7 +64,7 @@ extension Commands {
     if !all && arguments.positionals.isEmpty {
       throw UsageError(message: "export needs the reviews to export, or --all", command: "export")
     }
-    let library = try context.openLibrary()
+    let library = try context.openLibraryToRead()
     let force = arguments.has("force")
     let archive = arguments.has("archive")
     Progress.shared.start("Exporting")

@@ -8,7 +8,14 @@ struct Context: Sendable {
   let libraryPath: String
   let json: Bool
 
+  /// Opens the library for a command that writes: an older schema is brought up to date.
   func openLibrary() throws(CatalogueError) -> Library { try Library(opening: libraryPath) }
+
+  /// Opens the library for a command that only reads: nothing is written, an older schema is
+  /// refused with advice.
+  func openLibraryToRead() throws(CatalogueError) -> Library {
+    try Library(opening: libraryPath, upgrading: false)
+  }
 }
 
 /// A command: its help and what it does. `run` returns the exit status.
@@ -20,7 +27,7 @@ struct Command: Sendable {
 enum Commands {
   static let all: [Command] = [
     initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
-    thumbnails, export, importBundle,
+    thumbnails, export, importBundle, upgrade,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }
@@ -145,7 +152,7 @@ enum Commands {
       details: "REVIEW is an id or a unique prefix of one (at least 4 digits).",
       positionals: 1...1, examples: ["catalogue show 3f2a", "catalogue show 3f2a --json"])
   ) { context in
-    let review = try context.openLibrary().review(context.arguments.positionals[0])
+    let review = try context.openLibraryToRead().review(context.arguments.positionals[0])
     Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : Output.card(review))
     return 0
   }
@@ -193,7 +200,7 @@ enum Commands {
     query.reversed = arguments.has("reverse")
     query.limit = try ArgumentParser.integer(arguments, "limit", in: 0...100_000, command: "list") ?? 50
     query.offset = try ArgumentParser.integer(arguments, "offset", in: 0...Int(Int32.max), command: "list") ?? 0
-    let page = try context.openLibrary().list(query)
+    let page = try context.openLibraryToRead().list(query)
     if context.json {
       Terminal.print(Output.json(Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
     } else {

@@ -81,15 +81,25 @@ extension Commands {
     if arguments.has("dry-run") && !arguments.has("repair") {
       throw UsageError(message: "--dry-run goes with --repair", command: "check")
     }
-    let library = try context.openLibrary()
     let quick = arguments.has("quick")
     let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "check")
-    Progress.shared.start("Verifying")
-    let report = try library.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
-    Progress.shared.clear()
+    // A database that cannot be opened is a finding of its own, not a failure to check.
+    var library: Library?
+    let report: CheckReport
+    do {
+      let opened = try context.openLibraryToRead()
+      library = opened
+      Progress.shared.start("Verifying")
+      report = try opened.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
+      Progress.shared.clear()
+    } catch let error as CatalogueError {
+      guard let unopenable = CheckReport.unopenable(error, quick: quick) else { throw error }
+      library = nil
+      report = unopenable
+    }
     var repair: RepairReport?
     var remaining: [Finding]?
-    if arguments.has("repair") && !report.isHealthy {
+    if let library, arguments.has("repair") && !report.isHealthy {
       repair = try library.repair(report, dryRun: arguments.has("dry-run"))
       if repair?.dryRun == false {
         Progress.shared.start("Checking again")
@@ -114,6 +124,7 @@ extension Commands {
     for finding in report.findings { Terminal.print(describe(finding)) }
     var summary = "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
     if !quick { summary += " (\(Output.byteCount(report.bytesRead)) read)" }
+    if library == nil { summary = "The database cannot be opened, so nothing else was checked" }
     if report.isHealthy {
       Terminal.print(summary + ": no problems.")
       return 0
@@ -139,6 +150,29 @@ extension Commands {
       for finding in left { Terminal.print("  " + describe(finding)) }
     }
     return healthy ? 0 : 1
+  }
+
+  static let upgrade = Command(
+    spec: CommandSpec(
+      "upgrade", summary: "bring a library written by an older catalogue up to date",
+      details: """
+        Migrates the library's database to the schema this build writes, one transaction a step. \
+        Commands that write do this by themselves; commands that only read (list, show, check, export) \
+        never change a library, and ask for this instead.
+        """,
+      examples: ["catalogue upgrade", "catalogue --library ~/Reviews upgrade"])
+  ) { context in
+    let library = try context.openLibrary()
+    let before = library.openedSchemaVersion
+    let after = try library.schemaVersion
+    if context.json {
+      Terminal.print(Output.json(["library": library.path, "schema": String(after), "was": String(before)]))
+    } else if before == after {
+      Terminal.print("\(library.path) is up to date (schema \(after)).")
+    } else {
+      Terminal.print("Upgraded \(library.path) from schema \(before) to \(after).")
+    }
+    return 0
   }
 
   static let thumbnails = Command(

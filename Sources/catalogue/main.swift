@@ -77,6 +77,9 @@ func run(_ words: [String]) -> Int32 {
       return 0
     }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
+    if arguments.value("library")?.isEmpty == true {
+      throw UsageError(message: "--library needs a folder, not an empty path", command: command.spec.name)
+    }
     let library = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
     return try command.run(Context(arguments: arguments, libraryPath: library, json: arguments.has("json")))
   } catch let error as UsageError {

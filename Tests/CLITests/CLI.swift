@@ -34,6 +34,12 @@ struct CLI {
     try run(["--library", library] + arguments, input: input, environment: environment)
   }
 
+  /// Runs `catalogue --library <this test's library> ARGUMENTS`.
+  @discardableResult
+  func callAsFunction(_ arguments: [String]) throws -> Result {
+    try run(["--library", library] + arguments)
+  }
+
   func run(
     _ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil,
     executable: String = CLI.executable

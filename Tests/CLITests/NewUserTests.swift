@@ -174,4 +174,81 @@ struct NewUserTests {
     let json = try cli("show", id, "--json")
     #expect(json.output.contains(#""body" : "x\u001b]0;pwned\u0007\u009by""#), "\(json.output)")
   }
+
+  // MARK: 5. Read commands never write; a damaged database is reported
+
+  @Test func anEmptyOrForeignDatabaseIsRefusedUntouchedAndCheckReportsIt() throws {
+    let cli = CLI()
+    _ = try cli.withReview()
+    let database = cli.library + "/catalogue.sqlite"
+    for (contents, reason) in [
+      (Data(), "it is empty (0 bytes): was a copy cut short?"),
+      (Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }), "it does not start like an SQLite database"),
+    ] {
+      try contents.write(to: URL(fileURLWithPath: database))
+      for arguments in [["list"], ["show", "abcd"], ["add", "--title", "X", "--rating", "1", "--category", "book"]] {
+        let result = try cli(arguments)
+        #expect(result.status == 1, "\(arguments)")
+        #expect(result.error.hasPrefix("error: \(database) is not a usable catalogue database: \(reason)"), "\(result.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == contents, "\(arguments) wrote to the database")
+      }
+      let check = try cli("check", "--json")
+      #expect(check.status == 1)
+      let findings = try #require(try cli.json(check)["findings"] as? [[String: Any]])
+      #expect(findings.count == 1)
+      #expect(findings.first?["kind"] as? String == "database-corrupt")
+      #expect((findings.first?["remedy"] as? String)?.hasPrefix("restore catalogue.sqlite from a backup") == true)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == contents)
+    }
+  }
+
+  @Test func anSQLiteFileThatIsNotACatalogueIsRefused() throws {
+    let cli = CLI()
+    try FileManager.default.createDirectory(atPath: cli.library, withIntermediateDirectories: true)
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    shell.arguments = [cli.library + "/catalogue.sqlite", "CREATE TABLE notes (text TEXT)"]
+    try shell.run()
+    shell.waitUntilExit()
+    let before = try Data(contentsOf: URL(fileURLWithPath: cli.library + "/catalogue.sqlite"))
+    let result = try cli("attach", "abcd", Fixture.image("baseline.jpg"))
+    #expect(result.status == 1)
+    #expect(result.error.contains("it is an SQLite database, but not a catalogue's (schema version 0)"), "\(result.error)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: cli.library + "/catalogue.sqlite")) == before)
+  }
+
+  // MARK: 12, 13. The library path and init
+
+  @Test func libraryPathsThatAreFilesOrEmptyAreNamed() throws {
+    let cli = CLI()
+    let file = cli.folder.file("text.png")
+    try Data("not a library".utf8).write(to: URL(fileURLWithPath: file))
+    let list = try cli.run(["--library", file, "list"])
+    #expect(list.status == 1)
+    #expect(list.error == "error: \(file) is a file, not a library folder: give the folder that holds catalogue.sqlite\n")
+    let initFile = try cli.run(["init", file])
+    #expect(initFile.status == 1)
+    #expect(initFile.error == list.error)
+    let empty = try cli.run(["--library", "", "list"])
+    #expect(empty.status == 2)
+    #expect(empty.error == "error: --library needs a folder, not an empty path; see `catalogue list --help`\n")
+  }
+
+  @Test func initRefusesAFolderThatHoldsOtherFiles() throws {
+    let cli = CLI()
+    let folder = cli.folder.file("Documents")
+    try FileManager.default.createDirectory(atPath: folder + "/taxes", withIntermediateDirectories: true)
+    try Data("a".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+    let result = try cli.run(["init", folder])
+    #expect(result.status == 1)
+    #expect(
+      result.error
+        == "error: cannot make a library in \(folder): it holds other files (notes.txt, taxes); give a new or empty folder, such as \(folder)/Reviews\n"
+    )
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["notes.txt", "taxes"])
+    let fresh = cli.folder.file("Empty")
+    try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+    #expect(try cli.run(["init", fresh]).status == 0)
+    #expect(try cli.run(["--library", fresh, "check"]).status == 0)
+  }
 }

@@ -61,6 +61,32 @@ public struct CheckReport: Sendable, Equatable {
   public var findings: [Finding]
 
   public var isHealthy: Bool { findings.isEmpty }
+
+  /// What `check` reports for a library whose database cannot be opened (`error` from
+  /// ``Library/init(opening:upgrading:fileStore:)``): a finding with advice, or `nil` when the
+  /// error is not about the database.
+  public static func unopenable(_ error: CatalogueError, quick: Bool) -> CheckReport? {
+    let finding: Finding
+    switch error {
+    case .damagedDatabase(let path, let reason):
+      finding = Finding(
+        kind: .databaseCorrupt, target: LibraryLayout.database, problem: "\(path) cannot be read: \(reason)",
+        remedy: "restore catalogue.sqlite from a backup; the originals under originals/ are untouched",
+        repairable: false)
+    case .olderSchema(_, let found, let known):
+      finding = Finding(
+        kind: .schemaVersion, target: LibraryLayout.database, problem: "schema version \(found), expected \(known)",
+        remedy: "run `catalogue upgrade`", repairable: false)
+    case .newerSchema(_, let found, let known):
+      finding = Finding(
+        kind: .schemaVersion, target: LibraryLayout.database,
+        problem: "schema version \(found), newer than this build knows (\(known))",
+        remedy: "check it with the newer catalogue that wrote it", repairable: false)
+    default:
+      return nil
+    }
+    return CheckReport(reviews: 0, images: 0, thumbnails: 0, bytesRead: 0, quick: quick, findings: [finding])
+  }
 }
 
 /// What `check --repair` did, or with `dryRun` would do, about each finding.

@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 public import ImagePipeline
 
 /// A catalogue library: review records in SQLite and image files beside them.
@@ -25,6 +26,9 @@ public final class Library {
   /// nothing is half-linked.
   public var beforeCommitHook: (() throws(CatalogueError) -> Void)?
 
+  /// The schema version the database was at when it was opened (before any upgrade).
+  public internal(set) var openedSchemaVersion = Schema.current
+
   /// How long a command waits for another that holds the database.
   static let busyTimeoutMilliseconds: Int32 = 30_000
 
@@ -34,7 +38,16 @@ public final class Library {
   {
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
-    if let local = store as? LocalFileStore { try local.makeRoot() }
+    if let local = store as? LocalFileStore {
+      var status = stat()
+      if stat(path, &status) == 0 {
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { throw .notAFolder(path: path) }
+        // A library owns its folder: check reports anything else in it, for ever.
+        let entries = try local.entries(in: "")
+        if !entries.isEmpty { throw .folderNotEmpty(path: path, entries: entries) }
+      }
+      try local.makeRoot()
+    }
     let database = try open(path: "\(path)/\(LibraryLayout.database)", create: true)
     do {
       // WAL lets readers go on while one process writes; it is a property of the file.
@@ -46,14 +59,65 @@ public final class Library {
     return try Library(path: path, files: store, database: database)
   }
 
-  /// Opens the library in `path`, bringing an older schema up to date. A folder without a
-  /// database, or one written by a newer schema, is refused and left untouched.
-  public convenience init(opening path: String, fileStore: (any FileStore)? = nil) throws(CatalogueError) {
+  /// Opens the library in `path`. A folder without a database, a database file that is empty,
+  /// damaged or not a catalogue's, or one written by a newer schema, is refused and left
+  /// untouched: opening never creates a schema in an existing file. An older schema is brought
+  /// up to date when `upgrading` (write commands, `catalogue upgrade`), and refused otherwise,
+  /// so that a command that only reads never writes.
+  public convenience init(opening path: String, upgrading: Bool = true, fileStore: (any FileStore)? = nil)
+    throws(CatalogueError)
+  {
     let store = fileStore ?? LocalFileStore(root: path)
-    guard store.size(of: LibraryLayout.database) != nil else { throw .notALibrary(path: path) }
-    let database = try Self.open(path: "\(path)/\(LibraryLayout.database)", create: false)
-    try Schema.migrate(database, path: path)
+    guard store.size(of: LibraryLayout.database) != nil else {
+      var status = stat()
+      if !path.isEmpty && stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR {
+        throw .notAFolder(path: path)
+      }
+      throw .notALibrary(path: path)
+    }
+    let file = "\(path)/\(LibraryLayout.database)"
+    try Self.checkDatabaseFile(file)
+    let database = try Self.open(path: file, create: false)
+    var found = 0
+    do throws(CatalogueError) {
+      found = try Schema.version(of: database)
+      if found == 0 {
+        throw .damagedDatabase(
+          path: file, reason: "it is an SQLite database, but not a catalogue's (schema version 0)")
+      }
+      if found < Schema.current && !upgrading {
+        throw .olderSchema(path: path, found: found, known: Schema.current)
+      }
+      try Schema.migrate(database, path: path)
+    } catch {
+      throw Self.damaged(error, file: file)
+    }
     try self.init(path: path, files: store, database: database)
+    openedSchemaVersion = found
+  }
+
+  /// Refuses a database file that is empty or does not start with SQLite's header, before
+  /// SQLite would take an empty file for a new database.
+  private static func checkDatabaseFile(_ file: String) throws(CatalogueError) {
+    let descriptor = Glibc.open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard descriptor >= 0 else { throw .io(operation: "open", path: file, code: errno) }
+    defer { Glibc.close(descriptor) }
+    var head = [UInt8](repeating: 0, count: 16)
+    let count = head.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, 16) }
+    if count == 0 {
+      throw .damagedDatabase(path: file, reason: "it is empty (0 bytes): was a copy cut short?")
+    }
+    if count != 16 || head != Array("SQLite format 3\0".utf8) {
+      throw .damagedDatabase(path: file, reason: "it does not start like an SQLite database (damaged, or another kind of file)")
+    }
+  }
+
+  /// SQLite's "not a database" and "corrupt" as a damaged database; other errors as they are.
+  private static func damaged(_ error: CatalogueError, file: String) -> CatalogueError {
+    guard case .database(let cause) = error, cause.primaryCode == 26 || cause.primaryCode == 11 else {
+      return error
+    }
+    return .damagedDatabase(path: file, reason: "SQLite cannot read it (\(cause.message))")
   }
 
   private init(path: String, files: any FileStore, database: Database) throws(CatalogueError) {

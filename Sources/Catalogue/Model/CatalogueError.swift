@@ -5,6 +5,14 @@ public import ImagePipeline
 public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The folder holds no catalogue database.
   case notALibrary(path: String)
+  /// The library path names a file, not a folder.
+  case notAFolder(path: String)
+  /// The library's database file is empty, damaged, or not a catalogue's; `reason` says which.
+  case damagedDatabase(path: String, reason: String)
+  /// A command that only reads met a library of an older schema, which it does not upgrade.
+  case olderSchema(path: String, found: Int, known: Int)
+  /// `init` on a folder that holds other files.
+  case folderNotEmpty(path: String, entries: [String])
   /// `init` on a folder that already is a library.
   case alreadyALibrary(path: String)
   /// The library was written by a newer version of the schema than this build knows.
@@ -53,6 +61,18 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     switch self {
     case .notALibrary(let path):
       return "\(path) is not a catalogue library (no catalogue.sqlite): run `catalogue init \(path)` to create one"
+    case .notAFolder(let path):
+      return "\(path) is a file, not a library folder: give the folder that holds catalogue.sqlite"
+    case .damagedDatabase(let path, let reason):
+      return "\(path) is not a usable catalogue database: \(reason); restore it from a backup "
+        + "(nothing was changed; `catalogue check` reports it too)"
+    case .olderSchema(let path, let found, let known):
+      return "\(path) was written by an older catalogue (schema \(found); this build writes \(known)): "
+        + "run `catalogue upgrade` to bring it up to date (read commands never change a library)"
+    case .folderNotEmpty(let path, let entries):
+      let shown = entries.prefix(3).joined(separator: ", ") + (entries.count > 3 ? " and \(entries.count - 3) more" : "")
+      return "cannot make a library in \(path): it holds other files (\(shown)); "
+        + "give a new or empty folder, such as \(path.hasSuffix("/") ? path : path + "/")Reviews"
     case .alreadyALibrary(let path):
       return "\(path) is already a catalogue library: nothing to do"
     case .newerSchema(let path, let found, let known):
