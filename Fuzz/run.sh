@@ -16,7 +16,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(jpeg png exif bundle)
 fixtures=$(dirname "$here")/Fixtures
 
-(cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | grep -E "error|Compiling|Build complete" | tail -1)
+(cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
 
 seed() {
   local target=$1 corpus=$here/corpus/$1

@@ -287,8 +287,15 @@ enum Commands {
       positionals: 3...3, examples: ["catalogue replace 3f2a 1 better-poster.jpg"])
   ) { context in
     let arguments = context.arguments.positionals
-    let review = try context.openLibrary().replace(arguments[0], image: arguments[1], with: arguments[2])
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Replaced image \(arguments[1]) of \(Output.shortID(review.id)) (\(review.title))")
+    let result = try context.openLibrary().replace(arguments[0], image: arguments[1], with: arguments[2])
+    let review = result.review
+    if context.json {
+      Terminal.print(Output.json(Output.ReviewJSON(review)))
+    } else if result.changed {
+      Terminal.print("Replaced image \(arguments[1]) of \(Output.shortID(review.id)) (\(review.title))")
+    } else {
+      Terminal.print("Image \(arguments[1]) of \(Output.shortID(review.id)) is this picture already: nothing changed")
+    }
     return 0
   }
 

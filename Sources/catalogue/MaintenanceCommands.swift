@@ -2,6 +2,8 @@ import Catalogue
 import Foundation
 import ImagePipeline
 
+@preconcurrency import Glibc
+
 extension Commands {
   struct FindingJSON: Encodable {
     let kind: String
@@ -100,7 +102,13 @@ extension Commands {
     var repair: RepairReport?
     var remaining: [Finding]?
     if let library, arguments.has("repair") && !report.isHealthy {
-      repair = try library.repair(report, dryRun: arguments.has("dry-run"))
+      Signals.stopCleanly()
+      do {
+        repair = try library.repair(report, dryRun: arguments.has("dry-run"))
+      } catch CatalogueError.interrupted {
+        Terminal.printError("interrupted: the repair stopped part-way; `catalogue check` shows what is left")
+        return 128 + (Interruption.signal ?? SIGINT)
+      }
       if repair?.dryRun == false {
         Progress.shared.start("Checking again")
         remaining = try library.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }.findings

@@ -76,6 +76,7 @@ func run(_ words: [String]) -> Int32 {
       Terminal.print(command.spec.help)
       return 0
     }
+    if Signals.cleanStopCommands.contains(command.spec.name) { Signals.stopCleanly() }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
     if arguments.value("library")?.isEmpty == true {
       throw UsageError(message: "--library needs a folder, not an empty path", command: command.spec.name)
@@ -86,6 +87,9 @@ func run(_ words: [String]) -> Int32 {
     let hint = error.command.map { "; see `catalogue \($0) --help`" } ?? ""
     Terminal.printError("error: \(error.message)\(hint)")
     return 2
+  } catch CatalogueError.interrupted {
+    Terminal.printError("\(CatalogueError.interrupted)")
+    return 128 + (Interruption.signal ?? SIGINT)
   } catch let error as CatalogueError {
     Terminal.printError("error: \(error)")
     return error.isAboutTheCommandLine ? 2 : 1
@@ -109,4 +113,5 @@ extension CatalogueError {
 
 // A closed pipe (`catalogue list | head`) must end the output quietly, not kill the process.
 signal(SIGPIPE, SIG_IGN)
+Signals.install()
 exit(run(Array(CommandLine.arguments.dropFirst())))

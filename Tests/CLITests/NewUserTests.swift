@@ -251,4 +251,66 @@ struct NewUserTests {
     #expect(try cli.run(["init", fresh]).status == 0)
     #expect(try cli.run(["--library", fresh, "check"]).status == 0)
   }
+
+  // MARK: 7, 8. Ordinary commands, failures and interruptions leave a healthy library
+
+  @Test func theTourLeavesAHealthyLibrary() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let other = try cli.withReview("Other")
+    let pictures = ["baseline.jpg", "progressive.jpg", "rgb-8.png"].map(Fixture.image)
+    try #require(try cli(["attach", id] + pictures).status == 0)
+    try #require(try cli("attach", other, Fixture.image("grayscale.jpg")).status == 0)
+    for step in [
+      ["replace", id, "2", Fixture.image("interlaced.png")], ["detach", id, "2"], ["remove", other, "--yes"],
+    ] {
+      #expect(try cli(step).status == 0, "\(step)")
+      let check = try cli("check")
+      #expect(check.status == 0, "after \(step): \(check.output)")
+    }
+    let same = try cli("replace", id, "1", pictures[0])
+    #expect(same.status == 0)
+    #expect(same.output == "Image 1 of \(id.prefix(8)) is this picture already: nothing changed\n")
+  }
+
+  /// `count` distinct large JPEGs in a folder (the same picture with a different trailer).
+  static func photoFolder(_ cli: CLI, count: Int) throws -> String {
+    let folder = cli.folder.file("Photos")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixture.image("large-1600x1200.jpg")))
+    for index in 1...count {
+      try (jpeg + Data("trailer \(index)".utf8)).write(to: URL(fileURLWithPath: "\(folder)/p\(String(format: "%02d", index)).jpg"))
+    }
+    return folder
+  }
+
+  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+  func anInterruptedAttachSaysSoAndLeavesTheLibraryAsItWas(signal: Int32, status: Int32) throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let folder = try Self.photoFolder(cli, count: 30)
+    let originals = cli.library + "/originals"
+    let before = try HostileImportTests.hashes(originals)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.executable)
+    process.arguments = ["--library", cli.library, "attach", id, folder]
+    let error = Pipe()
+    process.standardError = error
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Interrupt once some pictures are written.
+    let deadline = Date().addingTimeInterval(20)
+    while (try HostileImportTests.hashes(originals)).count < before.count + 4 && Date() < deadline && process.isRunning {
+      usleep(5000)
+    }
+    kill(process.processIdentifier, signal)
+    let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == status)
+    #expect(message == "interrupted: nothing was changed\n")
+    #expect(try HostileImportTests.hashes(originals) == before)
+    #expect((try cli.json(try cli("show", id, "--json"))["images"] as? [Any])?.isEmpty == true)
+    let check = try cli("check")
+    #expect(check.status == 0, "\(check.output)")
+  }
 }

@@ -77,15 +77,19 @@ struct ImageTests {
     let test = try TestLibrary()
     let review = try test.library.create(draft())
     _ = try test.library.attach(files: ["baseline.jpg", "progressive.jpg"].map(Fixture.image), to: review.id)
-    let replaced = try test.library.replace(review.id, image: "1", with: Fixture.image("rgb-8.png"))
+    let replaced = try test.library.replace(review.id, image: "1", with: Fixture.image("rgb-8.png")).review
     #expect(replaced.images[0].image.format == .png)
     #expect(replaced.images[0].isCover)
     #expect(replaced.images[1].image.sha256 == SHA256.hex(try Fixture.bytes(Fixture.image("progressive.jpg"))))
-    // The old original is unreferenced now, and only it (with its thumbnail).
+    // The old original and its thumbnail went with the commit: nothing is left unreferenced.
     let old = SHA256.hex(try Fixture.bytes(Fixture.image("baseline.jpg")))
-    #expect(try test.library.unreferencedFiles().sorted() == [
-      "originals/\(old.prefix(2))/\(old).jpg", "thumbnails/\(old.prefix(2))/\(old)-256-fit-q85.jpg",
-    ].sorted())
+    #expect(try test.library.unreferencedFiles() == [])
+    #expect(test.library.files.size(of: "originals/\(old.prefix(2))/\(old).jpg") == nil)
+    #expect(test.library.files.size(of: "thumbnails/\(old.prefix(2))/\(old)-256-fit-q85.jpg") == nil)
+    // The same picture again changes nothing: not the record, not its update time.
+    let again = try test.library.replace(review.id, image: "1", with: Fixture.image("rgb-8.png"), now: Date(timeIntervalSinceNow: 3600))
+    #expect(!again.changed)
+    #expect(again.review == replaced)
   }
 
   @Test func detachRenumbersAndPassesTheCoverOn() throws {
@@ -111,12 +115,16 @@ struct ImageTests {
     let drop = try test.library.create(draft("Drop"))
     _ = try test.library.attach(files: [Fixture.image("baseline.jpg")], to: keep.id)
     _ = try test.library.attach(files: [Fixture.image("baseline.jpg"), Fixture.image("rgb-8.png")], to: drop.id)
+    let droppedImage = try test.library.review(drop.id).images[1].image
     try test.library.delete(drop.id)
-    // baseline.jpg is still used by "Keep": only rgb-8.png's files are unreferenced.
+    // baseline.jpg is still used by "Keep"; rgb-8.png's files went with the delete.
+    #expect(try test.library.unreferencedFiles() == [])
+    #expect(test.library.files.size(of: droppedImage.original) == nil)
+    // Files a crash left (SIGKILL between the commit and the cleanup) are unreferenced.
+    try test.library.files.write(try Fixture.bytes(Fixture.image("rgb-8.png")), to: droppedImage.original)
+    try test.library.files.write([1, 2, 3], to: droppedImage.thumbnail)
     let unreferenced = try test.library.unreferencedFiles()
-    #expect(unreferenced.count == 2)
-    let dropped = SHA256.hex(try Fixture.bytes(Fixture.image("rgb-8.png")))
-    #expect(unreferenced.allSatisfy { $0.contains(dropped) })
+    #expect(unreferenced == [droppedImage.original, droppedImage.thumbnail])
     let keptOriginal = try test.library.review(keep.id).images[0].image.original
     let before = try test.library.files.read(keptOriginal)
     let removed = try test.library.removeUnreferencedFiles(now: Date(timeIntervalSince1970: 0))

@@ -90,46 +90,58 @@ extension Library {
     }
     let prepared = try decode(bundle)
 
-    let lock = try LibraryLock(folder: path, mode: .shared)
-    defer { withExtendedLifetime(lock) {} }
-    var stored: [StoredImage] = []
-    for image in prepared { stored.append(try store(image)) }
+    let written = Set(prepared.map(\.sha256))
     let coverHash = record.images.first { $0.cover }?.sha256
+    var released: [String] = []
     var replaced = false
-    let id = try write { () throws(CatalogueError) -> String in
-      var id: String? = record.id
-      if let existing = try existingTitle(record.id) {
-        switch conflict {
-        case .refuse:
-          throw .reviewExists(id: record.id, title: existing)
-        case .asNew:
-          break
-        case .replace:
-          replaced = true
+    let id: String
+    do {
+      id = try importing { () throws(CatalogueError) -> String in
+        var stored: [StoredImage] = []
+        for image in prepared {
+          try Interruption.check()
+          stored.append(try store(image))
+        }
+        return try write { () throws(CatalogueError) -> String in
+          var id: String? = record.id
+          if let existing = try existingTitle(record.id) {
+            switch conflict {
+            case .refuse:
+              throw .reviewExists(id: record.id, title: existing)
+            case .asNew:
+              break
+            case .replace:
+              replaced = true
+            }
+          }
+          var oldHashes: [String] = []
+          if conflict == .asNew {
+            id = nil
+          } else if replaced {
+            oldHashes = try images(of: record.id).map(\.image.sha256)
+            try sql { () throws(DatabaseError) in
+              try database.run("DELETE FROM reviews WHERE id = ?", [.text(record.id)])
+            }
+          }
+          guard filesInPlace(stored) else {
+            let missing =
+              stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
+            throw .io(operation: "keep", path: files.location(of: missing), code: ENOENT)
+          }
+          let newID = try insertReview(
+            bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
+          for image in stored { try insertImageRecord(image) }
+          try relink(newID, stored.map(\.sha256), cover: coverHash, now: nil)
+          released = try deleteUnusedImageRecords(oldHashes)
+          try beforeCommitHook?()
+          return newID
         }
       }
-      var oldHashes: [String] = []
-      if conflict == .asNew {
-        id = nil
-      } else if replaced {
-        oldHashes = try images(of: record.id).map(\.image.sha256)
-        try sql { () throws(DatabaseError) in
-          try database.run("DELETE FROM reviews WHERE id = ?", [.text(record.id)])
-        }
-      }
-      guard filesInPlace(stored) else {
-        let missing =
-          stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-        throw .io(operation: "keep", path: files.location(of: missing), code: ENOENT)
-      }
-      let newID = try insertReview(
-        bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
-      for image in stored { try insertImageRecord(image) }
-      try relink(newID, stored.map(\.sha256), cover: coverHash, now: nil)
-      try deleteUnusedImageRecords(oldHashes)
-      try beforeCommitHook?()
-      return newID
+    } catch {
+      discardFilesAfterFailure(of: written)
+      throw error
     }
+    try discardFiles(of: Set(released))
     return BundleImport(
       source: bundle.source, review: try review(id), bundleID: record.id, replaced: replaced)
   }

@@ -50,7 +50,10 @@ extension Library {
     quick: Bool = false, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> CheckReport {
     var findings: [Finding] = []
-    let (reviewCount, records) = try read { () throws(CatalogueError) -> (Int, [ImageRecord]) in
+    // A write transaction, though nothing is written: FTS5's integrity check needs the write
+    // lock, and a read transaction that asks for it while another command writes fails at once
+    // (SQLITE_BUSY) instead of waiting its turn. BEGIN IMMEDIATE waits, within the busy timeout.
+    let (reviewCount, records) = try write(interruptible: false) { () throws(CatalogueError) -> (Int, [ImageRecord]) in
       findings += try checkDatabase(quick: quick)
       findings += try checkReviewRecords()
       let records = try imageRecords()

@@ -22,7 +22,14 @@ extension Library {
     spec: ThumbnailSpec, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> RebuildReport {
     guard spec.problems.isEmpty else { throw .invalidArgument(spec.problems.joined(separator: "; ")) }
-    let outcomes = try makeThumbnails(spec: spec, jobs: jobs, progress: progress)
+    let outcomes: [RebuildOutcome]
+    do {
+      outcomes = try makeThumbnails(spec: spec, jobs: jobs, progress: progress)
+    } catch {
+      // The spec was not switched: the new thumbnails written so far are referenced by nothing.
+      do { _ = try removeUnreferencedThumbnails() } catch {}
+      throw error
+    }
     // Old thumbnails are derived data: delete those no record refers to now.
     let removed = try removeUnreferencedThumbnails()
     let failures = outcomes.compactMap { outcome -> Finding? in
@@ -47,6 +54,7 @@ extension Library {
     let outcomes = Parallel.map(count: records.count, jobs: jobs) { index -> RebuildOutcome in
       let record = records[index]
       defer { progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count)) }
+      if Interruption.signal != nil { return .skipped }
       do throws(CatalogueError) {
         let bytes = try store.read(record.originalPath)
         guard SHA256.hex(bytes) == record.sha256 else {
@@ -72,6 +80,7 @@ extension Library {
     }
     // A failed write (a full disk, say) stops the rebuild before anything is switched.
     if let error = writeErrors.withLock({ $0.first }) { throw error }
+    try Interruption.check()
     try write { () throws(CatalogueError) in
       try sql { () throws(DatabaseError) in
         try saveSetting("thumbnail_spec", spec.name)
@@ -92,7 +101,7 @@ extension Library {
   private func removeUnreferencedThumbnails() throws(CatalogueError) -> Int {
     let lock = try LibraryLock(folder: path, mode: .exclusive)
     defer { withExtendedLifetime(lock) {} }
-    return try write { () throws(CatalogueError) -> Int in
+    return try write(interruptible: false) { () throws(CatalogueError) -> Int in
       let (_, thumbnails) = try referencedFiles()
       var removed = 0
       for file in try files.files(under: LibraryLayout.thumbnails)
@@ -109,4 +118,6 @@ extension Library {
 enum RebuildOutcome: Sendable {
   case made(Thumbnail)
   case failed(Finding)
+  /// Not made: the rebuild was interrupted first.
+  case skipped
 }

@@ -15,9 +15,10 @@ public struct PreparedImage: Sendable {
   /// The spec the thumbnail was made with.
   public var spec: ThumbnailSpec
 
-  /// Reads, hashes and decodes `bytes`; the error names `source` and says why.
+  /// Reads, hashes and decodes `bytes` (whose SHA-256 is `sha256`, when known); the error
+  /// names `source` and says why.
   public static func make(
-    bytes: [UInt8], source: String, spec: ThumbnailSpec, options: DecodeOptions
+    bytes: [UInt8], sha256: String? = nil, source: String, spec: ThumbnailSpec, options: DecodeOptions
   ) throws(CatalogueError) -> PreparedImage {
     let processed: ProcessedImage
     do {
@@ -26,7 +27,7 @@ public struct PreparedImage: Sendable {
       throw .imageRejected(file: source, reason: error)
     }
     return PreparedImage(
-      source: source, sha256: SHA256.hex(bytes), original: bytes, processed: processed, spec: spec)
+      source: source, sha256: sha256 ?? SHA256.hex(bytes), original: bytes, processed: processed, spec: spec)
   }
 }
 
@@ -43,6 +44,13 @@ public struct AttachReport: Sendable {
   public var attached: [ReviewImage]
   /// Files that were not attached, each with why.
   public var failures: [ImportFailure]
+}
+
+/// What a replace did: the review as it now is, and whether anything changed.
+public struct ReplaceResult: Sendable {
+  public var review: Review
+  /// `false` when the new picture was the one in place already.
+  public var changed: Bool
 }
 
 /// A file an import could not take.
@@ -67,7 +75,10 @@ extension Library {
     let sizeCap = fileSizeCap
     // A worker takes a place in the window before it claims the next file, so the file the
     // consumer waits for is always claimed: the window cannot fill with later files.
-    let window = DispatchSemaphore(value: workers * 2)
+    // Made at zero and signalled up: libdispatch traps when a semaphore is freed below the
+    // value it was made with, which a stop part-way (an error, an interruption) leaves.
+    let window = DispatchSemaphore(value: 0)
+    for _ in 0..<workers * 2 { window.signal() }
     let ready = files.map { _ in DispatchSemaphore(value: 0) }
     let results = Mutex([Result<PreparedImage, CatalogueError>?](repeating: nil, count: files.count))
     let next = Atomic<Int>(0)
@@ -186,25 +197,38 @@ extension Library {
     progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
-    let lock = try LibraryLock(folder: path, mode: .shared)
-    defer { withExtendedLifetime(lock) {} }
-    var stored: [(source: String, image: StoredImage)] = []
-    var failures: [ImportFailure] = []
-    try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
-      switch result {
-      case .success(let prepared):
-        stored.append((prepared.source, try store(prepared)))
-      case .failure(let error):
-        switch error {
-        case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _),
-          .fileTooLarge(let file, _, _):
-          failures.append(ImportFailure(source: file, error: error))
-        default:
-          throw error
+    // Hashes of the pictures this command wrote files for: what it leaves behind if it fails.
+    var written: Set<String> = []
+    let report: AttachReport
+    do {
+      report = try importing { () throws(CatalogueError) in
+        var stored: [(source: String, image: StoredImage)] = []
+        var failures: [ImportFailure] = []
+        try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+          try Interruption.check()
+          switch result {
+          case .success(let prepared):
+            written.insert(prepared.sha256)
+            stored.append((prepared.source, try store(prepared)))
+          case .failure(let error):
+            switch error {
+            case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _),
+              .fileTooLarge(let file, _, _):
+              failures.append(ImportFailure(source: file, error: error))
+            default:
+              throw error
+            }
+          }
         }
+        return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
       }
+    } catch {
+      discardFilesAfterFailure(of: written)
+      throw error
     }
-    return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
+    // Pictures refused at the link (already attached, say) may have left files no record needs.
+    try discardFiles(of: written.subtracting(report.review.images.map(\.image.sha256)))
+    return report
   }
 
   /// Attaches pictures prepared already (see ``PreparedImage/make(bytes:source:spec:options:)``):
@@ -213,11 +237,20 @@ extension Library {
     prepared images: [PreparedImage], to reference: String, cover: String? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
-    let lock = try LibraryLock(folder: path, mode: .shared)
-    defer { withExtendedLifetime(lock) {} }
-    var stored: [(source: String, image: StoredImage)] = []
-    for image in images { stored.append((image.source, try store(image))) }
-    return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
+    let written = Set(images.map(\.sha256))
+    let report: AttachReport
+    do {
+      report = try importing { () throws(CatalogueError) in
+        var stored: [(source: String, image: StoredImage)] = []
+        for image in images { stored.append((image.source, try store(image))) }
+        return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
+      }
+    } catch {
+      discardFilesAfterFailure(of: written)
+      throw error
+    }
+    try discardFiles(of: written.subtracting(report.review.images.map(\.image.sha256)))
+    return report
   }
 
   /// Links stored pictures to a review after its current images, in one transaction.
@@ -266,38 +299,55 @@ extension Library {
   }
 
   /// Replaces one of a review's images with the picture in `source`, at the same position and
-  /// with the same cover role. The old picture's record goes if no other review uses it.
+  /// with the same cover role. The old picture's record goes if no other review uses it, and
+  /// its files with it once the change is committed. The same picture again changes nothing
+  /// (``ReplaceResult/changed`` is then `false`).
   @discardableResult
   public func replace(_ reference: String, image imageReference: String, with source: String, now: Date = Date())
-    throws(CatalogueError) -> Review
+    throws(CatalogueError) -> ReplaceResult
   {
     let id = try resolve(reference)
     // Resolve before the work, so that a wrong reference fails fast.
-    _ = try resolveImage(imageReference, in: id, images: images(of: id))
-    let lock = try LibraryLock(folder: path, mode: .shared)
-    defer { withExtendedLifetime(lock) {} }
+    let named = try resolveImage(imageReference, in: id, images: images(of: id))
     let bytes = try readInput(source)
-    let prepared = try PreparedImage.make(bytes: bytes, source: source, spec: thumbnailSpec, options: decodeOptions)
-    let image = try store(prepared)
-    try write { () throws(CatalogueError) in
-      let current = try images(of: id)
-      let old = try resolveImage(imageReference, in: id, images: current)
-      if old.image.sha256 == image.sha256 { return }
-      if let existing = current.first(where: { $0.image.sha256 == image.sha256 }) {
-        throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
-      }
-      guard filesInPlace([image]) else {
-        throw .io(operation: "keep", path: files.location(of: image.original), code: ENOENT)
-      }
-      try insertImageRecord(image)
-      var hashes = current.map(\.image.sha256)
-      hashes[old.position - 1] = image.sha256
-      let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
-      try relink(id, hashes, cover: cover, now: now)
-      try deleteUnusedImageRecords([old.image.sha256])
-      try beforeCommitHook?()
+    let sha256 = SHA256.hex(bytes)
+    // The same picture changes nothing, unless its stored original is missing or damaged:
+    // then this restores it.
+    if sha256 == named.image.sha256, (try? files.read(named.image.original)).map(SHA256.hex) == sha256 {
+      return ReplaceResult(review: try review(id), changed: false)
     }
-    return try review(id)
+    var released: [String] = []
+    do {
+      try importing { () throws(CatalogueError) in
+        let prepared = try PreparedImage.make(
+          bytes: bytes, sha256: sha256, source: source, spec: thumbnailSpec, options: decodeOptions)
+        try Interruption.check()
+        let image = try store(prepared)
+        try write { () throws(CatalogueError) in
+          let current = try images(of: id)
+          let old = try resolveImage(imageReference, in: id, images: current)
+          if old.image.sha256 == image.sha256 { return }
+          if let existing = current.first(where: { $0.image.sha256 == image.sha256 }) {
+            throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
+          }
+          guard filesInPlace([image]) else {
+            throw .io(operation: "keep", path: files.location(of: image.original), code: ENOENT)
+          }
+          try insertImageRecord(image)
+          var hashes = current.map(\.image.sha256)
+          hashes[old.position - 1] = image.sha256
+          let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
+          try relink(id, hashes, cover: cover, now: now)
+          released = try deleteUnusedImageRecords([old.image.sha256])
+          try beforeCommitHook?()
+        }
+      }
+    } catch {
+      discardFilesAfterFailure(of: [sha256])
+      throw error
+    }
+    try discardFiles(of: Set(released))
+    return ReplaceResult(review: try review(id), changed: true)
   }
 
   /// Detaches one of a review's images; those after it move up. If it was the cover, the new
@@ -307,14 +357,15 @@ extension Library {
     throws(CatalogueError) -> Review
   {
     let id = try resolve(reference)
-    try write { () throws(CatalogueError) in
+    let released = try write { () throws(CatalogueError) -> [String] in
       let current = try images(of: id)
       let old = try resolveImage(imageReference, in: id, images: current)
       let remaining = current.filter { $0.position != old.position }
       let cover = current.first { $0.isCover && $0.position != old.position }?.image.sha256
       try relink(id, remaining.map(\.image.sha256), cover: cover, now: now)
-      try deleteUnusedImageRecords([old.image.sha256])
+      return try deleteUnusedImageRecords([old.image.sha256])
     }
+    try discardFiles(of: Set(released))
     return try review(id)
   }
 

@@ -21,7 +21,7 @@ extension Library {
   public func removeUnreferencedFiles(now: Date = Date()) throws(CatalogueError) -> [String] {
     let lock = try LibraryLock(folder: path, mode: .exclusive)
     defer { withExtendedLifetime(lock) {} }
-    return try write { () throws(CatalogueError) -> [String] in
+    return try write(interruptible: false) { () throws(CatalogueError) -> [String] in
       let (originals, thumbnails) = try referencedFiles()
       let stamp = DateText.format(now).replacingOccurrences(of: ":", with: "-")
       var removed: [String] = []

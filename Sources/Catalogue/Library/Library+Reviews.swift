@@ -167,14 +167,15 @@ extension Library {
   /// Returns the deleted review as it was.
   @discardableResult
   public func delete(_ reference: String) throws(CatalogueError) -> Review {
-    try write { () throws(CatalogueError) -> Review in
+    let (removed, released) = try write { () throws(CatalogueError) -> (Review, [String]) in
       let review = try review(resolve(reference))
       try sql { () throws(DatabaseError) in
         try database.run("DELETE FROM reviews WHERE id = ?", [.text(review.id)])
       }
-      try deleteUnusedImageRecords(review.images.map(\.image.sha256))
-      return review
+      return (review, try deleteUnusedImageRecords(review.images.map(\.image.sha256)))
     }
+    try discardFiles(of: Set(released))
+    return removed
   }
 
   // MARK: Reading
@@ -352,15 +353,19 @@ extension Library {
     }
   }
 
-  /// Deletes the image records among `hashes` that no review uses any more. Their files stay
-  /// until the unreferenced files are removed.
-  func deleteUnusedImageRecords(_ hashes: [String]) throws(CatalogueError) {
-    for hash in Set(hashes) {
+  /// Deletes the image records among `hashes` that no review uses any more, and returns their
+  /// hashes: their files are for ``discardFiles(of:)`` once the transaction has committed.
+  @discardableResult
+  func deleteUnusedImageRecords(_ hashes: [String]) throws(CatalogueError) -> [String] {
+    var deleted: [String] = []
+    for hash in Set(hashes).sorted() {
       try sql { () throws(DatabaseError) in
         try database.run(
           "DELETE FROM images WHERE sha256 = ? AND NOT EXISTS "
             + "(SELECT 1 FROM review_images WHERE image = ?)", [.text(hash), .text(hash)])
+        if database.changes > 0 { deleted.append(hash) }
       }
     }
+    return deleted
   }
 }

@@ -225,10 +225,17 @@ public final class Library {
     }
   }
 
-  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none.
-  func write<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none. When
+  /// `interruptible`, a stop asked for by a signal (see ``Interruption``) rolls it back, at the
+  /// start or just before the commit.
+  func write<T>(interruptible: Bool = true, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     do {
-      return try database.writeTransaction { () throws -> T in try body() }
+      if interruptible { try Interruption.check() }
+      return try database.writeTransaction { () throws -> T in
+        let result = try body()
+        if interruptible { try Interruption.check() }
+        return result
+      }
     } catch {
       throw Self.catalogueError(error)
     }

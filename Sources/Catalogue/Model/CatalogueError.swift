@@ -54,6 +54,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case exportBlocked(path: String, reason: String)
   /// An original in the library that no longer matches its SHA-256, met while exporting.
   case damagedOriginal(review: String, path: String)
+  /// A signal (Ctrl-C, SIGTERM) asked the command to stop, and it did, undoing its work.
+  case interrupted
   /// libarchive failed: `operation` on `path`, with its message.
   case archive(operation: String, path: String, message: String)
 
@@ -132,6 +134,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .damagedOriginal(let review, let path):
       return "cannot export review \(review): its original \(path) does not match its SHA-256; "
         + "`catalogue check` says more"
+    case .interrupted:
+      return "interrupted: nothing was changed"
     case .archive(let operation, let path, let message):
       return "cannot \(operation) \(path): \(message)"
     }

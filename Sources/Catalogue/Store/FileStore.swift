@@ -24,6 +24,8 @@ public protocol FileStore: AnyObject, Sendable {
   /// Moves a file, creating the destination's folder; durable like `write`.
   func move(_ path: String, to destination: String) throws(CatalogueError)
   func remove(_ path: String) throws(CatalogueError)
+  /// Removes the folder at `path` if it is there and empty; leaves it otherwise.
+  func removeFolderIfEmpty(_ path: String) throws(CatalogueError)
   /// Every file below `folder`, as paths relative to the store, in name order.
   func files(under folder: String) throws(CatalogueError) -> [String]
   /// The path a user can open, for messages and output.

@@ -80,6 +80,13 @@ public final class LocalFileStore: FileStore {
     }
   }
 
+  public func removeFolderIfEmpty(_ path: String) throws(CatalogueError) {
+    guard rmdir(location(of: path)) == 0 || [ENOENT, ENOTEMPTY, EEXIST].contains(errno) else {
+      throw .io(operation: "remove folder", path: location(of: path), code: errno)
+    }
+    try syncFolder(split(path).folder)
+  }
+
   public func files(under folder: String) throws(CatalogueError) -> [String] {
     var found: [String] = []
     try collect(folder, into: &found)
