@@ -140,9 +140,10 @@ enum ArgumentParser {
     if parsed.has("help") { return parsed }
     let count = parsed.positionals.count
     if count < spec.positionals.lowerBound {
-      throw UsageError(
-        message: "missing \(spec.synopsis.isEmpty ? "arguments" : spec.synopsis.split(separator: " ").filter { $0.first != "[" }.joined(separator: " "))",
-        command: spec.name)
+      // Name only what is missing: the synopsis's required words after those given.
+      let required = spec.synopsis.split(separator: " ").filter { $0.first != "[" && $0.first != "-" }
+      let missing = required.dropFirst(count).joined(separator: " ")
+      throw UsageError(message: "missing \(missing.isEmpty ? "arguments" : missing)", command: spec.name)
     }
     if count > spec.positionals.upperBound {
       let extra = parsed.positionals[spec.positionals.upperBound]

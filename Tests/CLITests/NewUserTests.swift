@@ -313,4 +313,73 @@ struct NewUserTests {
     let check = try cli("check")
     #expect(check.status == 0, "\(check.output)")
   }
+
+  // MARK: 10, 11, 12. One rule for exit statuses; messages name what is wrong
+
+  @Test func everyCommandExitsTwoForTheCommandLineAndOneForTheWork() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    let absent = id.hasPrefix("ffff") ? "eeee" : "ffff"
+    let file = cli.folder.file("file.txt")
+    try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+    let usage: [[String]] = [
+      ["init", "a", "b"],
+      ["add", "--title", "T", "--rating", "6", "--category", "book"],
+      ["add", "--title", "T", "--rating", "five", "--category", "book"],
+      ["add", "--title", "", "--rating", "3", "--category", "book"],
+      ["edit", id, "--rating", "9"], ["edit", "abc", "--rating", "3"], ["edit", "abcd00000000000012", "--rating", "3"],
+      ["show", "abc"], ["show", "xyz!"], ["show", id, "--bogus"],
+      ["list", "--min-rating", "6"], ["list", "--search", "*"], ["list", "--limit", "-1"], ["list", "--sort", "stars"],
+      ["remove"], ["attach", id], ["replace", id, "1"], ["detach", id, "xyz"], ["cover", id],
+      ["move", id, "1", "zero"], ["check", "--dry-run"], ["thumbnails", "--rebuild", "--size", "5"],
+      ["export"], ["import-bundle"], ["upgrade", "extra"], ["nonsense"],
+    ]
+    for arguments in usage {
+      let result = try cli(arguments)
+      #expect(result.status == 2, "\(arguments): \(result.error)")
+      #expect(result.error.hasPrefix("error: ") && result.error.split(separator: "\n").count == 1, "\(arguments): \(result.error)")
+    }
+    let failures: [[String]] = [
+      ["edit", absent, "--rating", "3"], ["show", absent], ["remove", absent, "--yes"],
+      ["attach", id, cli.folder.file("missing.jpg")], ["replace", id, "1", "/dev/zero"], ["detach", id, "9"],
+      ["cover", id, "9"], ["move", id, "9", "1"], ["export", absent, "--to", cli.folder.file("out")],
+      ["import-bundle", cli.folder.file("missing")],
+    ]
+    for arguments in failures {
+      let result = try cli(arguments)
+      #expect(result.status == 1, "\(arguments): \(result.error)")
+    }
+    for arguments in [["init", file], ["--library", file, "list"], ["--library", file, "upgrade"], ["--library", file, "thumbnails", "--rebuild"]] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 1, "\(arguments): \(result.error)")
+    }
+    // A check that finds a problem exits 1.
+    let show = try cli.json(try cli("show", id, "--json"))
+    let thumbnail = try #require((show["images"] as? [[String: Any]])?.first?["thumbnail"] as? String)
+    try FileManager.default.removeItem(atPath: cli.library + "/" + thumbnail)
+    #expect(try cli("check").status == 1)
+  }
+
+  @Test func argumentErrorsNameWhatIsMissing() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    #expect(try cli("attach", id).error == "error: missing FILE|FOLDER...; see `catalogue attach --help`\n")
+    #expect(try cli("move", id).error == "error: missing IMAGE POSITION; see `catalogue move --help`\n")
+    #expect(try cli("replace").error == "error: missing REVIEW IMAGE FILE; see `catalogue replace --help`\n")
+  }
+
+  @Test func checkJSONHasNullRepairAndRemaining() throws {
+    let cli = CLI()
+    _ = try cli.withReview()
+    let plain = try cli.json(try cli("check", "--json"))
+    #expect(plain.keys.contains("repair") && plain["repair"] is NSNull)
+    #expect(plain.keys.contains("remaining") && plain["remaining"] is NSNull)
+    try Data("x".utf8).write(to: URL(fileURLWithPath: cli.library + "/originals-stray"))
+    try FileManager.default.createDirectory(atPath: cli.library + "/originals/ab", withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: URL(fileURLWithPath: cli.library + "/originals/ab/.tmp-0000-x.jpg"))
+    let dry = try cli.json(try cli("check", "--repair", "--dry-run", "--json"))
+    #expect(dry["repair"] is [String: Any])
+    #expect(dry.keys.contains("remaining") && dry["remaining"] is NSNull)
+  }
 }

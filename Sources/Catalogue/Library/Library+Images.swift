@@ -415,6 +415,9 @@ extension Library {
       return image
     }
     let prefix = reference.lowercased()
+    guard prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }), !prefix.isEmpty else {
+      throw .badImageReference(reference)
+    }
     guard prefix.utf8.count >= 4 else { throw .imageNotFound(review: id, reference: reference) }
     let matches = images.filter { $0.image.sha256.hasPrefix(prefix) }
     switch matches.count {

@@ -260,17 +260,17 @@ extension Library {
   /// A page of reviews matching `query`.
   public func list(_ query: ReviewQuery = ReviewQuery()) throws(CatalogueError) -> ReviewPage {
     guard query.limit >= 0, query.offset >= 0 else {
-      throw .invalidArgument("limit and offset must not be negative")
+      throw .invalidQuery("limit and offset must not be negative")
     }
     if let rating = query.minimumRating, !(0...5).contains(rating) {
-      throw .invalidArgument("minimum rating \(rating) is outside 0–5")
+      throw .invalidQuery("minimum rating \(rating) is outside 0–5")
     }
     var conditions: [String] = []
     var arguments: [SQLValue] = []
     var from = "reviews r"
     if let search = query.search {
       guard let match = SearchQuery.fts5(search) else {
-        throw .invalidArgument("search \"\(search)\" has no words to look for")
+        throw .invalidQuery("search \"\(search)\" has no words to look for: give letters or digits")
       }
       from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
       conditions.append("reviews_fts MATCH ?")
@@ -302,7 +302,7 @@ extension Library {
     case (.updated, true): order = "r.updated ASC, r.seq ASC"
     case (.relevance, let reversed):
       guard query.search != nil else {
-        throw .invalidArgument("sorting by relevance needs a search")
+        throw .invalidQuery("sorting by relevance needs a search")
       }
       // FTS5's `rank` is bm25 with the ranking the table was made with.
       order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"

@@ -24,6 +24,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   /// A review reference that cannot be an id (ids are hexadecimal).
   case badReviewReference(String)
   case imageNotFound(review: String, reference: String)
+  /// An image reference that is neither a position nor a hash prefix.
+  case badImageReference(String)
+  /// A list query that cannot be asked (a search with no words, say).
+  case invalidQuery(String)
   case ambiguousImage(review: String, reference: String, candidates: [String])
   /// The same picture is already attached to the review.
   case imageAlreadyAttached(review: String, sha256: String, position: Int)
@@ -97,6 +101,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "\(reference) is not a review id: ids are 16 digits long, and this has \(digits)"
     case .imageNotFound(let review, let reference):
       return "review \(review) has no image \(reference): give a position (1, 2, …) or a prefix of the image's hash"
+    case .badImageReference(let reference):
+      return "\(reference) is not an image reference: give a position (1, 2, …) or at least 4 hexadecimal digits of the picture's SHA-256"
+    case .invalidQuery(let problem):
+      return problem
     case .ambiguousImage(let review, let reference, let candidates):
       return "image \(reference) of review \(review) is ambiguous: it starts \(candidates.joined(separator: ", "))"
     case .imageAlreadyAttached(let review, let sha256, let position):
