@@ -18,6 +18,12 @@ struct Context: Sendable {
   }
 }
 
+/// An import whose files and folders hold no picture at all: the work cannot be done (exit 1).
+struct NothingToImport: Error, CustomStringConvertible {
+  let message: String
+  var description: String { message }
+}
+
 /// A command: its help and what it does. `run` returns the exit status.
 struct Command: Sendable {
   let spec: CommandSpec
@@ -103,10 +109,13 @@ enum Commands {
       rating: try rating(arguments, command: "add")!, category: arguments.value("category")!,
       favorite: arguments.has("favorite"))
     let library = try context.openLibrary()
+    // Folders are looked through before the review is made, so that one with no pictures
+    // refuses the command whole.
+    let sources = arguments.has("image") ? try importSources(arguments.all("image")) : nil
     var review = try library.create(draft)
     var status: Int32 = 0
-    if arguments.has("image") {
-      let report = try attachFiles(arguments.all("image"), to: review.id, cover: nil, library: library)
+    if let sources {
+      let report = try attachFiles(sources, to: review.id, cover: nil, library: library)
       review = report.review
       status = report.failures.isEmpty ? 0 : 1
     }
@@ -235,12 +244,24 @@ enum Commands {
 
   // MARK: Images
 
-  /// Attaches files and folders, with progress, and reports each failure on standard error.
-  static func attachFiles(_ paths: [String], to review: String, cover: String?, library: Library) throws -> (
-    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [String]
-  ) {
+  /// The files `paths` name (folders expanded), after saying what was skipped; refused when
+  /// there is no picture at all to import.
+  static func importSources(_ paths: [String]) throws -> ImportSources {
     let sources = try ImportSources.expand(paths)
-    for file in sources.skipped { Terminal.printError("skipped: \(file): not a picture") }
+    for entry in sources.skipped { Terminal.printError("skipped: \(entry.path): \(entry.reason)") }
+    if sources.files.isEmpty {
+      let named = paths.joined(separator: ", ")
+      let skipped = sources.skipped.count
+      let note = skipped == 0 ? "" : " (\(skipped) entr\(skipped == 1 ? "y" : "ies") skipped)"
+      throw NothingToImport(message: "nothing to attach: \(named) hold\(paths.count == 1 ? "s" : "") no pictures\(note)")
+    }
+    return sources
+  }
+
+  /// Attaches the files of `sources`, with progress, and reports each failure on standard error.
+  static func attachFiles(_ sources: ImportSources, to review: String, cover: String?, library: Library) throws -> (
+    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped]
+  ) {
     Progress.shared.start("Importing")
     let report = try library.attach(files: sources.files, to: review, cover: cover) { progress in
       Progress.shared.update(done: progress.done, total: progress.total)
@@ -264,12 +285,13 @@ enum Commands {
   ) { context in
     let library = try context.openLibrary()
     let arguments = context.arguments
-    let result = try attachFiles(Array(arguments.positionals.dropFirst()), to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
+    let sources = try importSources(Array(arguments.positionals.dropFirst()))
+    let result = try attachFiles(sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
     if context.json {
       Terminal.print(Output.json(Output.AttachJSON(
         review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
         failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
-        skipped: result.skipped)))
+        skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) })))
     } else {
       let count = result.attached.count
       Terminal.print("Attached \(count) picture\(count == 1 ? "" : "s") to \(Output.shortID(result.review.id)) (\(result.review.title))"

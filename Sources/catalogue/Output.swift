@@ -120,7 +120,12 @@ enum Output {
     let review: ReviewJSON
     let attached: [ImageJSON]
     let failures: [FailureJSON]
-    let skipped: [String]
+    let skipped: [SkippedJSON]
+  }
+
+  struct SkippedJSON: Encodable {
+    let file: String
+    let reason: String
   }
 
   static func json(_ value: some Encodable) -> String {

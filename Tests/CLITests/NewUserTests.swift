@@ -382,4 +382,49 @@ struct NewUserTests {
     #expect(dry["repair"] is [String: Any])
     #expect(dry.keys.contains("remaining") && dry["remaining"] is NSNull)
   }
+
+  // MARK: 14. Folder imports say what they skipped, and refuse when there is nothing
+
+  @Test func foldersListEverySkippedEntryAndAnEmptyOneIsRefused() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let before = try HostileImportTests.hashes(cli.library)
+    let empty = cli.folder.file("Empty")
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    let nothing = try cli("attach", id, empty)
+    #expect(nothing.status == 1)
+    #expect(nothing.error == "error: nothing to attach: \(empty) holds no pictures\n")
+
+    let odd = cli.folder.file("Odd")
+    try FileManager.default.createDirectory(atPath: odd + "/sub", withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: odd + "/loop1", withDestinationPath: "loop2")
+    try FileManager.default.createSymbolicLink(atPath: odd + "/loop2", withDestinationPath: "loop1")
+    try FileManager.default.createSymbolicLink(atPath: odd + "/broken", withDestinationPath: "nowhere")
+    try FileManager.default.createSymbolicLink(atPath: odd + "/sub/back", withDestinationPath: odd)
+    #expect(mkfifo(odd + "/pipe", 0o644) == 0)
+    let loops = try cli("attach", id, odd)
+    #expect(loops.status == 1)
+    #expect(
+      loops.error == """
+        skipped: \(odd)/broken: a broken symbolic link
+        skipped: \(odd)/loop1: a symbolic link loop
+        skipped: \(odd)/loop2: a symbolic link loop
+        skipped: \(odd)/pipe: a FIFO (named pipe), not a file
+        skipped: \(odd)/sub/back: a folder already walked (a link leads back to it)
+        error: nothing to attach: \(odd) holds no pictures (5 entries skipped)
+
+        """)
+    let added = try cli("add", "--title", "T", "--rating", "3", "--category", "book", "--image", empty)
+    #expect(added.status == 1)
+    #expect(try HostileImportTests.hashes(cli.library) == before)
+    #expect(try cli("list").output.hasSuffix("1 review\n"))
+
+    // With a picture beside them, the picture is attached and the skipped entries are in JSON.
+    try FileManager.default.copyItem(atPath: Fixture.image("baseline.jpg"), toPath: odd + "/sub/photo.jpg")
+    let attached = try cli("attach", id, odd, "--json")
+    #expect(attached.status == 0)
+    let skipped = try #require(try cli.json(attached)["skipped"] as? [[String: String]])
+    #expect(skipped.count == 5)
+    #expect(skipped.first == ["file": odd + "/broken", "reason": "a broken symbolic link"])
+  }
 }

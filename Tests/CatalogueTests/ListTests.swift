@@ -42,7 +42,7 @@ struct ListTests {
       "DC's best movie yet: Shazam!", "Morgan's Reviews the Best App Ever",
     ])
     #expect(try test.library.list(ReviewQuery(category: .movie, minimumRating: 5)).total == 1)
-    #expect(throws: CatalogueError.invalidArgument("minimum rating 6 is outside 0–5")) {
+    #expect(throws: CatalogueError.invalidQuery("minimum rating 6 is outside 0–5")) {
       try test.library.list(ReviewQuery(minimumRating: 6))
     }
   }
@@ -84,7 +84,7 @@ struct ListTests {
     // Text the FTS5 grammar would choke on is taken as words.
     #expect(try test.library.list(ReviewQuery(search: "shazam! ( \"")).total == 1)
     #expect(try test.library.list(ReviewQuery(search: "shazam NEAR")).total == 0)
-    #expect(throws: CatalogueError.invalidArgument("search \"!!!\" has no words to look for")) {
+    #expect(throws: CatalogueError.invalidQuery("search \"!!!\" has no words to look for: give letters or digits")) {
       try test.library.list(ReviewQuery(search: "!!!"))
     }
     // Combined with filters.
