@@ -63,6 +63,7 @@ enum Commands {
     .init("title", value: "TEXT", help: "the title"),
     .init("rating", value: "N", help: "stars, 0 to 5"),
     .init("category", value: "NAME", help: "movie, tv, game, book, app, education, other, or a label of yours"),
+    .init("new-category", help: "add a label the library has not used, even if it is close to another"),
     .init("favorite", help: "mark as a favourite"),
     .init("body", value: "TEXT", help: "the review text (Markdown)"),
     .init("body-file", value: "FILE", help: "read the review text from FILE (- for standard input)"),
@@ -109,6 +110,7 @@ enum Commands {
       rating: try rating(arguments, command: "add")!, category: arguments.value("category")!,
       favorite: arguments.has("favorite"))
     let library = try context.openLibrary()
+    if !arguments.has("new-category") { try library.checkNewCategory(draft.category) }
     // Folders are looked through before the review is made, so that one with no pictures
     // refuses the command whole.
     let sources = arguments.has("image") ? try importSources(arguments.all("image")) : nil
@@ -146,7 +148,10 @@ enum Commands {
       category: current.category.rawValue, favorite: current.favorite)
     if let title = arguments.value("title") { draft.title = title }
     if let rating = try rating(arguments, command: "edit") { draft.rating = rating }
-    if let category = arguments.value("category") { draft.category = category }
+    if let category = arguments.value("category") {
+      if !arguments.has("new-category") { try library.checkNewCategory(category) }
+      draft.category = category
+    }
     if let text = try body(arguments, command: "edit") { draft.body = text }
     if arguments.has("favorite") { draft.favorite = true }
     if arguments.has("no-favorite") { draft.favorite = false }
@@ -209,11 +214,12 @@ enum Commands {
     query.reversed = arguments.has("reverse")
     query.limit = try ArgumentParser.integer(arguments, "limit", in: 0...100_000, command: "list") ?? 50
     query.offset = try ArgumentParser.integer(arguments, "offset", in: 0...Int(Int32.max), command: "list") ?? 0
-    let page = try context.openLibraryToRead().list(query)
+    let library = try context.openLibraryToRead()
+    let page = try library.list(query)
     if context.json {
       Terminal.print(Output.json(Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
     } else {
-      Terminal.print(Output.table(page, width: Terminal.width))
+      Terminal.print(Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength()))
     }
     return 0
   }

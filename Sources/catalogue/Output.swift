@@ -156,33 +156,32 @@ enum Output {
   /// The id as lists show it: enough digits to be unique in practice, as git shortens.
   static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
-  static func table(_ page: ReviewPage, width: Int?) -> String {
+  static func table(_ page: ReviewPage, width: Int?, idLength: Int = 8) -> String {
     guard !page.reviews.isEmpty else {
       return page.total == 0 ? "No reviews." : "No reviews on this page (there are \(page.total))."
     }
     let header = ["ID", "RATING", "CATEGORY", "IMAGES", "TITLE"]
     var rows = page.reviews.map { review in
       [
-        shortID(review.id), stars(review.rating), review.category.displayName + (review.favorite ? " ♥" : ""),
+        String(review.id.prefix(idLength)), stars(review.rating), review.category.displayName + (review.favorite ? " ♥" : ""),
         String(review.imageCount), review.title,
       ]
     }
     rows.insert(header, at: 0)
-    let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    let widths = (0..<4).map { column in rows.map { displayWidth($0[column]) }.max() ?? 0 }
     var lines = rows.map { row -> String in
       var line = ""
       for column in 0..<4 {
         let cell = row[column]
-        let padded = column == 3
-          ? String(repeating: " ", count: widths[column] - cell.count) + cell
-          : cell + String(repeating: " ", count: widths[column] - cell.count)
-        line += padded + "  "
+        let padding = String(repeating: " ", count: widths[column] - displayWidth(cell))
+        line += (column == 3 ? padding + cell : cell + padding) + "  "
       }
-      var title = row[4]
-      if let width, line.count + title.count > width, width - line.count > 8 {
-        title = String(title.prefix(width - line.count - 1)) + "…"
+      // On a terminal the title is shortened to what is left of the line (at least a few
+      // columns, so that even a narrow terminal shows the start of every title).
+      if let width {
+        return line + shortened(row[4], toWidth: max(width - displayWidth(line), 12))
       }
-      return line + title
+      return line + row[4]
     }
     let first = page.offset + 1
     let last = page.offset + page.reviews.count
@@ -194,6 +193,38 @@ enum Output {
       lines.append(page.total == 1 ? "1 review" : "\(page.total) reviews")
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// `text` cut to `width` terminal columns, with "…" when it was longer.
+  static func shortened(_ text: String, toWidth width: Int) -> String {
+    guard displayWidth(text) > width else { return text }
+    var result = ""
+    var used = 0
+    for character in text {
+      let columns = displayWidth(character)
+      if used + columns > width - 1 { break }
+      result.append(character)
+      used += columns
+    }
+    return result + "…"
+  }
+
+  /// How many terminal columns `text` takes: two for wide East Asian characters and emoji,
+  /// none for combining marks, one otherwise.
+  static func displayWidth(_ text: String) -> Int { text.reduce(0) { $0 + displayWidth($1) } }
+
+  static func displayWidth(_ character: Character) -> Int {
+    guard let scalar = character.unicodeScalars.first else { return 0 }
+    if scalar.properties.generalCategory == .control { return 0 }
+    if scalar.properties.isEmojiPresentation { return 2 }
+    switch scalar.value {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+      0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+      0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+      return 2
+    default:
+      return 1
+    }
   }
 
   static func card(_ review: Review) -> String {

@@ -427,4 +427,67 @@ struct NewUserTests {
     #expect(skipped.count == 5)
     #expect(skipped.first == ["file": odd + "/broken", "reason": "a broken symbolic link"])
   }
+
+  // MARK: 15. A new category close to a known one
+
+  @Test func aCategoryThatLooksLikeATypoIsRefusedWithASuggestion() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let typo = try cli("add", "--title", "T", "--rating", "3", "--category", "moive")
+    #expect(typo.status == 2)
+    #expect(typo.error == "error: category moive is new to this library: did you mean movie? (--new-category to add moive as a label of its own)\n")
+    #expect(try cli("edit", id, "--category", "gmae").error.contains("did you mean game?"))
+    #expect(try cli("list").output.hasSuffix("1 review\n"))
+    // Far from every label, or asked for, a new label is fine; once used, it is known.
+    #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "documentary").status == 0)
+    #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "documentry").error.contains("did you mean documentary?"))
+    #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "moive", "--new-category").status == 0)
+    #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "moive").status == 0)
+  }
+
+  // MARK: 16. Lists fit the terminal and their ids stay unique
+
+  @Test func listShortensTitlesToTheTerminalAndWidensIDsUntilUnique() throws {
+    let cli = CLI()
+    _ = try cli.withReview(String(repeating: "A very long title ", count: 16))
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    shell.arguments = [
+      cli.library + "/catalogue.sqlite",
+      """
+      INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated) VALUES
+        ('abcdef0123456789', '映画のタイトルはとても長いです映画のタイトルはとても長いです', '', 3, 'movie', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        ('abcdef0123000000', 'Twin', '', 3, 'movie', 0, '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z');
+      """,
+    ]
+    try shell.run()
+    shell.waitUntilExit()
+    try #require(shell.terminationStatus == 0)
+    for columns in [60, 30] {
+      let result = try cli.run(
+        ["-qec", "stty cols \(columns); \(CLI.executable) --library \(cli.library) list", "/dev/null"],
+        executable: "/usr/bin/script")
+      let lines = result.output.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)
+      #expect(lines.count == 5, "\(lines)")
+      for line in lines.dropFirst().dropLast() {
+        // The columns before the title take 40; a title keeps at least 12.
+        #expect(Output.displayWidth(line) <= max(columns, 52), "\(columns): \(line)")
+      }
+      #expect(lines[2].hasPrefix("abcdef01230 "), "\(lines)")
+      #expect(lines[3].hasPrefix("abcdef01234 "), "\(lines)")
+      #expect(lines.contains { $0.hasSuffix("…") })
+    }
+    // Not on a terminal: whole titles, for scripts.
+    #expect(try cli("list").output.contains(String(repeating: "A very long title ", count: 16).trimmingCharacters(in: .whitespaces)))
+  }
+}
+
+/// The width rule the list uses, restated for the tests: two columns for wide characters.
+enum Output {
+  static func displayWidth(_ text: String) -> Int {
+    text.reduce(0) { width, character in
+      guard let scalar = character.unicodeScalars.first else { return width }
+      return width + ((0x3000...0x9FFF).contains(scalar.value) ? 2 : 1)
+    }
+  }
 }

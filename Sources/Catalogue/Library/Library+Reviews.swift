@@ -178,7 +178,37 @@ extension Library {
     return removed
   }
 
+  /// Refuses a category label that the library has never used and that looks like a typo of
+  /// a known kind or a label in use ("moive" for movie), with the suggestion. A label that is
+  /// known, in use, or far from every other passes.
+  public func checkNewCategory(_ label: String) throws(CatalogueError) {
+    guard let category = Category(rawValue: label), !category.isKnown else { return }
+    let used = try sql { () throws(DatabaseError) in
+      try database.query("SELECT DISTINCT category FROM reviews") { $0.text(0) }
+    }.compactMap(Category.init(rawValue:))
+    guard !used.contains(category) else { return }
+    if let suggestion = category.nearMiss(among: Category.known + used) {
+      throw .unknownCategory(category.rawValue, suggestion: suggestion.rawValue)
+    }
+  }
+
   // MARK: Reading
+
+  /// How many leading digits name every review of the library uniquely, at least `minimum`
+  /// (git widens its abbreviations the same way): one more than the longest prefix two
+  /// neighbouring ids share.
+  public func uniqueIDLength(minimum: Int = 8) throws(CatalogueError) -> Int {
+    let ids = try sql { () throws(DatabaseError) in
+      try database.query("SELECT id FROM reviews ORDER BY id") { Array($0.text(0).utf8) }
+    }
+    var longest = 0
+    for (previous, next) in zip(ids, ids.dropFirst()) {
+      var shared = 0
+      while shared < min(previous.count, next.count) && previous[shared] == next[shared] { shared += 1 }
+      longest = max(longest, shared)
+    }
+    return min(max(minimum, longest + 1), 16)
+  }
 
   /// The full id of the review `reference` names: an id, or a unique prefix of at least four
   /// digits (as git takes commit ids).

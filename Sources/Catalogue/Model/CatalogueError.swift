@@ -26,6 +26,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case imageNotFound(review: String, reference: String)
   /// An image reference that is neither a position nor a hash prefix.
   case badImageReference(String)
+  /// A new category label that looks like a typo of `suggestion`.
+  case unknownCategory(String, suggestion: String)
   /// A list query that cannot be asked (a search with no words, say).
   case invalidQuery(String)
   case ambiguousImage(review: String, reference: String, candidates: [String])
@@ -105,6 +107,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "\(reference) is not an image reference: give a position (1, 2, …) or at least 4 hexadecimal digits of the picture's SHA-256"
     case .invalidQuery(let problem):
       return problem
+    case .unknownCategory(let label, let suggestion):
+      return "category \(label) is new to this library: did you mean \(suggestion)? (--new-category to add \(label) as a label of its own)"
     case .ambiguousImage(let review, let reference, let candidates):
       return "image \(reference) of review \(review) is ambiguous: it starts \(candidates.joined(separator: ", "))"
     case .imageAlreadyAttached(let review, let sha256, let position):

@@ -68,3 +68,42 @@ extension StringProtocol {
     return String(String.UnicodeScalarView(scalars[first...last]))
   }
 }
+
+extension Category {
+  /// The label among `labels` that `self` is most likely a typo of: within two edits
+  /// (insertions, deletions, substitutions, swaps of neighbours), one for labels of three
+  /// letters or fewer; `nil` when none is that close, or `self` is one of them.
+  public func nearMiss(among labels: [Category]) -> Category? {
+    guard !labels.contains(self) else { return nil }
+    let word = Array(rawValue.unicodeScalars)
+    var best: (label: Category, distance: Int)?
+    for label in labels {
+      let other = Array(label.rawValue.unicodeScalars)
+      let limit = min(word.count, other.count) <= 3 ? 1 : 2
+      let distance = Self.editDistance(word, other)
+      if distance <= limit && distance < word.count && distance < (best?.distance ?? Int.max) {
+        best = (label, distance)
+      }
+    }
+    return best?.label
+  }
+
+  /// The optimal-string-alignment distance: Levenshtein plus swaps of neighbours ("moive").
+  static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in 1...a.count {
+      for j in 1...b.count {
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+        if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+          table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+        }
+      }
+    }
+    return table[a.count][b.count]
+  }
+}
