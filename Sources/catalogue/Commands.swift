@@ -227,7 +227,7 @@ enum Commands {
   static let remove = Command(
     spec: CommandSpec(
       "remove", summary: "delete a review for good", synopsis: "REVIEW",
-      details: "Asks first on a terminal; scripts pass --yes. Pictures no other review uses become unreferenced files, which `check --repair` moves to lost+found.",
+      details: "Asks first on a terminal; scripts pass --yes. The files of pictures no other review uses are deleted with it.",
       options: [.init("yes", short: "y", help: "do not ask")], positionals: 1...1,
       examples: ["catalogue remove 3f2a", "catalogue remove 3f2a --yes"])
   ) { context in

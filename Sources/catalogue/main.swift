@@ -27,6 +27,10 @@ let overview = """
   \(commandList)
 
   `catalogue COMMAND --help` shows a command's options and examples.
+
+  Exit status: 0 done; 1 the work could not be done (or check found problems); 2 the command
+  line is wrong (an unknown option, a malformed or out-of-range value); 130 or 143 stopped by
+  Ctrl-C or SIGTERM, with nothing changed.
   """
 
 /// Runs the command line and returns the exit status; every error is mapped here, once.
