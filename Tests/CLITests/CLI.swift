@@ -80,6 +80,16 @@ struct CLI {
     return added.output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
+  /// Runs `sql` on this test's library with the sqlite3 shell, as a user editing it by hand.
+  func sqlite(_ sql: String, database: String? = nil) throws {
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    shell.arguments = [database ?? library + "/catalogue.sqlite", sql]
+    try shell.run()
+    shell.waitUntilExit()
+    try #require(shell.terminationStatus == 0, "sqlite3 failed on: \(sql)")
+  }
+
   func json(_ result: Result) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
     return try #require(object as? [String: Any])

@@ -37,7 +37,10 @@ struct NewUserTests {
     let start = Date()
     try process.run()
     let deadline = DispatchTime.now() + seconds
-    DispatchQueue.global().asyncAfter(deadline: deadline) { if process.isRunning { process.terminate() } }
+    // A queue of its own: the global queue's threads may all be busy running other tests.
+    DispatchQueue(label: "deadline").asyncAfter(deadline: deadline) {
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
     let errorData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: errorData, as: UTF8.self), Date().timeIntervalSince(start))
@@ -159,12 +162,7 @@ struct NewUserTests {
     let id = try cli.withReview()
     // A body stored before control characters were refused, as the sqlite3 shell writes it.
     let sql = "UPDATE reviews SET body = 'x' || char(27) || ']0;pwned' || char(7) || char(155) || 'y' WHERE id = '\(id)'"
-    let shell = Process()
-    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    shell.arguments = [cli.library + "/catalogue.sqlite", sql]
-    try shell.run()
-    shell.waitUntilExit()
-    try #require(shell.terminationStatus == 0)
+    try cli.sqlite(sql)
     // On a terminal (script(1) gives the command one), shown escaped.
     let terminal = try cli.run(
       ["-qec", "\(CLI.executable) --library \(cli.library) show \(id)", "/dev/null"], executable: "/usr/bin/script")
@@ -205,11 +203,7 @@ struct NewUserTests {
   @Test func anSQLiteFileThatIsNotACatalogueIsRefused() throws {
     let cli = CLI()
     try FileManager.default.createDirectory(atPath: cli.library, withIntermediateDirectories: true)
-    let shell = Process()
-    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    shell.arguments = [cli.library + "/catalogue.sqlite", "CREATE TABLE notes (text TEXT)"]
-    try shell.run()
-    shell.waitUntilExit()
+    try cli.sqlite("CREATE TABLE notes (text TEXT)")
     let before = try Data(contentsOf: URL(fileURLWithPath: cli.library + "/catalogue.sqlite"))
     let result = try cli("attach", "abcd", Fixture.image("baseline.jpg"))
     #expect(result.status == 1)
@@ -450,19 +444,12 @@ struct NewUserTests {
   @Test func listShortensTitlesToTheTerminalAndWidensIDsUntilUnique() throws {
     let cli = CLI()
     _ = try cli.withReview(String(repeating: "A very long title ", count: 16))
-    let shell = Process()
-    shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    shell.arguments = [
-      cli.library + "/catalogue.sqlite",
+    try cli.sqlite(
       """
       INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated) VALUES
         ('abcdef0123456789', '映画のタイトルはとても長いです映画のタイトルはとても長いです', '', 3, 'movie', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
         ('abcdef0123000000', 'Twin', '', 3, 'movie', 0, '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z');
-      """,
-    ]
-    try shell.run()
-    shell.waitUntilExit()
-    try #require(shell.terminationStatus == 0)
+      """)
     for columns in [60, 30] {
       let result = try cli.run(
         ["-qec", "stty cols \(columns); \(CLI.executable) --library \(cli.library) list", "/dev/null"],
