@@ -178,6 +178,33 @@ struct BundleCommandTests {
     #expect(list["total"] as? Int == 0)
   }
 
+  @Test func aBundleWhoseBodyHoldsControlCharactersIsRefused() throws {
+    let cli = CLI()
+    let id = try cli.withReview("Arrival")
+    let out = cli.folder.file("Exports")
+    try #require(try cli("export", id, "--to", out).status == 0)
+    let bundle = "\(out)/arrival-\(id.prefix(6))"
+    // The record altered to carry a terminal escape, its checksum made to match again.
+    let record = "\(bundle)/review.json"
+    let text = try String(contentsOfFile: record, encoding: .utf8)
+      .replacingOccurrences(of: "Body of Arrival.", with: "x\\u001b]0;pwned\\u0007")
+    try text.write(toFile: record, atomically: true, encoding: .utf8)
+    let sums = try String(contentsOfFile: "\(bundle)/SHA256SUMS", encoding: .utf8)
+    let digest = SHA256Sum.hex(Data(text.utf8))
+    let fixed = sums.split(separator: "\n").map { line in
+      line.hasSuffix("  review.json") ? "\(digest)  review.json" : String(line)
+    }.joined(separator: "\n") + "\n"
+    try fixed.write(toFile: "\(bundle)/SHA256SUMS", atomically: true, encoding: .utf8)
+
+    let other = cli.folder.file("Other")
+    #expect(try cli.run(["init", other]).status == 0)
+    let result = try cli.run(["--library", other, "import-bundle", bundle])
+    #expect(result.status == 1)
+    #expect(result.error.contains("body has a control character U+001B at byte 1 (line 1, column 2)"), "\(result.error)")
+    #expect(result.error.hasSuffix("nothing was imported from it\n"))
+    #expect(try cli.json(try cli.run(["--library", other, "list", "--json"]))["total"] as? Int == 0)
+  }
+
   @Test func usageMistakesExitWithTwo() throws {
     let cli = CLI()
     let id = try cli.withReview()
@@ -197,5 +224,23 @@ struct BundleCommandTests {
       help.status == 0 && help.output.contains("Examples:") && help.output.contains("--archive"))
     let importHelp = try cli("import-bundle", "--help")
     #expect(importHelp.status == 0 && importHelp.output.contains("--as-new"))
+  }
+}
+
+/// SHA-256 through the `sha256sum` tool, as a user would check a bundle.
+enum SHA256Sum {
+  static func hex(_ data: Data) -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try? process.run()
+    input.fileHandleForWriting.write(data)
+    try? input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(text.prefix(64))
   }
 }
