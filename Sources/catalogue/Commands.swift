@@ -2,6 +2,8 @@ import Catalogue
 import Foundation
 import ImagePipeline
 
+@preconcurrency import Glibc
+
 /// What every command gets: the parsed arguments and the global choices.
 struct Context: Sendable {
   let arguments: ParsedArguments
@@ -117,7 +119,14 @@ enum Commands {
     var review = try library.create(draft)
     var status: Int32 = 0
     if let sources {
-      let report = try attachFiles(sources, to: review.id, cover: nil, library: library)
+      let report: (review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped])
+      do {
+        report = try attachFiles(sources, to: review.id, cover: nil, library: library)
+      } catch CatalogueError.interrupted {
+        // The review itself was committed before the pictures began: say so, not "nothing".
+        Terminal.printError("interrupted: review \(review.id) was added, without its pictures")
+        return 128 + (Interruption.signal ?? SIGINT)
+      }
       review = report.review
       status = report.failures.isEmpty ? 0 : 1
     }
@@ -219,7 +228,7 @@ enum Commands {
     if context.json {
       Terminal.print(Output.json(Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
     } else {
-      Terminal.print(Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength()))
+      Terminal.print(Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength(of: page.reviews.map(\.id))))
     }
     return 0
   }
