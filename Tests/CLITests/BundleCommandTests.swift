@@ -7,7 +7,7 @@ struct BundleCommandTests {
   static func folders(in folder: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder).filter { name in
       var isFolder: ObjCBool = false
-      FileManager.default.fileExists(atPath: "\(folder)/\(name)", isDirectory: &isFolder)
+      _ = FileManager.default.fileExists(atPath: "\(folder)/\(name)", isDirectory: &isFolder)
       return isFolder.boolValue
     }.sorted()
   }

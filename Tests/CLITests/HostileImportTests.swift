@@ -34,7 +34,7 @@ struct HostileImportTests {
     let enumerator = FileManager.default.enumerator(atPath: folder)
     while let relative = enumerator?.nextObject() as? String {
       var isFolder: ObjCBool = false
-      FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isFolder)
+      _ = FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isFolder)
       result[relative] = isFolder.boolValue ? nil : try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative))
     }
     return result

@@ -45,7 +45,7 @@ struct BundleTests {
     (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
       relative in
       var isFolder: ObjCBool = false
-      FileManager.default.fileExists(atPath: "\(folder)/\(relative)", isDirectory: &isFolder)
+      _ = FileManager.default.fileExists(atPath: "\(folder)/\(relative)", isDirectory: &isFolder)
       return !isFolder.boolValue
     }.sorted()
   }

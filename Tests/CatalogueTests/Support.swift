@@ -45,7 +45,7 @@ func snapshot(_ folder: String) throws -> [String: String] {
   while let relative = enumerator?.nextObject() as? String {
     var isFolder: ObjCBool = false
     let full = "\(folder)/\(relative)"
-    FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
+    _ = FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
     if isFolder.boolValue { continue }
     result[relative] = SHA256.hex(try Fixture.bytes(full))
   }

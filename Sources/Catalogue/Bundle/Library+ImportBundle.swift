@@ -1,5 +1,5 @@
 import Dispatch
-public import Foundation
+import Foundation
 import Glibc
 import ImagePipeline
 import Synchronization

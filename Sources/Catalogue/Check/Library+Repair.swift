@@ -1,6 +1,6 @@
 import Dispatch
 public import Foundation
-public import ImagePipeline
+import ImagePipeline
 import Synchronization
 
 extension Library {
