@@ -71,7 +71,9 @@ struct Prose {
   let cumulative: [Double]
 
   init(vocabulary: Int = 20_000) {
-    let syllables = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "or", "ni", "que", "dra", "fen", "ga", "hu", "ix", "jo"]
+    let syllables = [
+      "ka", "lo", "mi", "ren", "tu", "sa", "vel", "or", "ni", "que", "dra", "fen", "ga", "hu", "ix", "jo",
+    ]
     var words: [String] = []
     var seen = Set<String>()
     var number = 0
@@ -138,18 +140,24 @@ do {
   }
   print("library: \(folder), \(try library.list(ReviewQuery(limit: 0)).total) reviews")
 
-  report("open + list a page of 50 (newest first)", try measure(runs) {
-    let fresh = try Library(opening: folder)
-    _ = try fresh.list(ReviewQuery(limit: 50))
-  })
-  report("open + list a page of 50 by title, page 1000", try measure(runs) {
-    let fresh = try Library(opening: folder)
-    _ = try fresh.list(ReviewQuery(sort: .title, limit: 50, offset: 50_000 % max(reviewCount, 1)))
-  })
-  report("open + list movies rated 4+, favourites", try measure(runs) {
-    let fresh = try Library(opening: folder)
-    _ = try fresh.list(ReviewQuery(category: .movie, minimumRating: 4, favoritesOnly: true))
-  })
+  report(
+    "open + list a page of 50 (newest first)",
+    try measure(runs) {
+      let fresh = try Library(opening: folder)
+      _ = try fresh.list(ReviewQuery(limit: 50))
+    })
+  report(
+    "open + list a page of 50 by title, page 1000",
+    try measure(runs) {
+      let fresh = try Library(opening: folder)
+      _ = try fresh.list(ReviewQuery(sort: .title, limit: 50, offset: 50_000 % max(reviewCount, 1)))
+    })
+  report(
+    "open + list movies rated 4+, favourites",
+    try measure(runs) {
+      let fresh = try Library(opening: folder)
+      _ = try fresh.list(ReviewQuery(category: .movie, minimumRating: 4, favoritesOnly: true))
+    })
   // The most common word (in most reviews), one of rank 100, one of rank 2,000, two words,
   // a phrase of two common words, and a prefix.
   let common = prose.words[0]
@@ -159,10 +167,12 @@ do {
   ]
   for search in searches {
     var total = 0
-    report("open + search \(search) (page of 50)", try measure(runs) {
-      let fresh = try Library(opening: folder)
-      total = try fresh.list(ReviewQuery(search: search, limit: 50)).total
-    })
+    report(
+      "open + search \(search) (page of 50)",
+      try measure(runs) {
+        let fresh = try Library(opening: folder)
+        total = try fresh.list(ReviewQuery(search: search, limit: 50)).total
+      })
     print("  (\(total) matches)")
   }
 
@@ -173,16 +183,20 @@ do {
     let prepared = try PreparedImage.make(
       bytes: bytes, source: imagePath, spec: library.thumbnailSpec, options: library.decodeOptions)
     let target = try library.create(ReviewDraft(title: "Attach target", rating: 3, category: "other"))
-    report("attach one decoded image (write, fsync, link)", try measure(runs) {
-      _ = try library.attach(prepared: [prepared], to: target.id)
-      _ = try library.detach(target.id, image: "1")
-    })
+    report(
+      "attach one decoded image (write, fsync, link)",
+      try measure(runs) {
+        _ = try library.attach(prepared: [prepared], to: target.id)
+        _ = try library.detach(target.id, image: "1")
+      })
     let scratch = LocalFileStore(root: "\(folder)-scratch")
     try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
-    report("  for comparison: the two durable file writes", try measure(runs) {
-      try scratch.write(prepared.original, to: "bench/original")
-      try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
-    })
+    report(
+      "  for comparison: the two durable file writes",
+      try measure(runs) {
+        try scratch.write(prepared.original, to: "bench/original")
+        try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
+      })
     try FileManager.default.removeItem(atPath: scratch.root)
     try library.delete(target.id)
     try library.removeUnreferencedFiles()

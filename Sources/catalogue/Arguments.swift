@@ -51,7 +51,10 @@ struct CommandSpec: Sendable {
   ]
 
   var help: String {
-    var lines = ["catalogue \(name) — \(summary)", "", "Usage: catalogue [--library PATH] \(name)\(synopsis.isEmpty ? "" : " " + synopsis)"]
+    var lines = [
+      "catalogue \(name) — \(summary)", "",
+      "Usage: catalogue [--library PATH] \(name)\(synopsis.isEmpty ? "" : " " + synopsis)",
+    ]
     if let details { lines += ["", details] }
     let all = options + Self.global
     lines += ["", "Options:"]
@@ -158,7 +161,9 @@ enum ArgumentParser {
   {
     guard let text = parsed.value(name) else { return nil }
     guard let number = Int(text), range.contains(number) else {
-      throw UsageError(message: "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)", command: command)
+      throw UsageError(
+        message: "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)",
+        command: command)
     }
     return number
   }

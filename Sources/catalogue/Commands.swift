@@ -92,9 +92,12 @@ enum Commands {
   static let add = Command(
     spec: CommandSpec(
       "add", summary: "add a review", synopsis: "--title TEXT --rating N --category NAME [options]",
-      details: "Prints the new review's id (with --json, the whole record). Images given with --image are attached at once.",
+      details:
+        "Prints the new review's id (with --json, the whole record). Images given with --image are attached at once.",
       options: reviewFields + [
-        .init("image", value: "FILE", repeatable: true, help: "attach this picture (repeatable; a folder attaches the pictures in it)"),
+        .init(
+          "image", value: "FILE", repeatable: true,
+          help: "attach this picture (repeatable; a folder attaches the pictures in it)")
       ],
       examples: [
         "catalogue add --title 'Arrival' --rating 5 --category movie --body-file arrival.md --image poster.jpg",
@@ -188,7 +191,8 @@ enum Commands {
         .init("category", value: "NAME", help: "only this category"),
         .init("min-rating", value: "N", help: "only reviews with at least N stars"),
         .init("favorites", help: "only favourites"),
-        .init("search", value: "TEXT", help: "words in the title or body; word* for prefixes, \"a phrase\" for phrases"),
+        .init(
+          "search", value: "TEXT", help: "words in the title or body; word* for prefixes, \"a phrase\" for phrases"),
         .init("sort", value: "KEY", help: "title, rating, created, updated or relevance"),
         .init("reverse", help: "reverse the order"),
         .init("limit", value: "N", help: "at most N reviews (default 50)"),
@@ -213,7 +217,8 @@ enum Commands {
     query.search = arguments.value("search")
     if let key = arguments.value("sort") {
       guard let sort = ReviewQuery.Sort(rawValue: key) else {
-        throw UsageError(message: "--sort takes title, rating, created, updated or relevance, not \(key)", command: "list")
+        throw UsageError(
+          message: "--sort takes title, rating, created, updated or relevance, not \(key)", command: "list")
       }
       if sort == .relevance && query.search == nil {
         throw UsageError(message: "--sort relevance needs --search", command: "list")
@@ -226,9 +231,12 @@ enum Commands {
     let library = try context.openLibraryToRead()
     let page = try library.list(query)
     if context.json {
-      Terminal.print(Output.json(Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
+      Terminal.print(
+        Output.json(
+          Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
     } else {
-      Terminal.print(Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength(of: page.reviews.map(\.id))))
+      Terminal.print(
+        Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength(of: page.reviews.map(\.id))))
     }
     return 0
   }
@@ -236,7 +244,8 @@ enum Commands {
   static let remove = Command(
     spec: CommandSpec(
       "remove", summary: "delete a review for good", synopsis: "REVIEW",
-      details: "Asks first on a terminal; scripts pass --yes. The files of pictures no other review uses are deleted with it.",
+      details:
+        "Asks first on a terminal; scripts pass --yes. The files of pictures no other review uses are deleted with it.",
       options: [.init("yes", short: "y", help: "do not ask")], positionals: 1...1,
       examples: ["catalogue remove 3f2a", "catalogue remove 3f2a --yes"])
   ) { context in
@@ -247,13 +256,18 @@ enum Commands {
         throw UsageError(message: "remove asks for confirmation: pass --yes when not on a terminal", command: "remove")
       }
       let images = review.images.count
-      guard Terminal.confirm("Remove \"\(review.title)\" (\(Output.shortID(review.id)))\(images > 0 ? " and its \(images) image link\(images == 1 ? "" : "s")" : "")?") else {
+      guard
+        Terminal.confirm(
+          "Remove \"\(review.title)\" (\(Output.shortID(review.id)))\(images > 0 ? " and its \(images) image link\(images == 1 ? "" : "s")" : "")?"
+        )
+      else {
         Terminal.printError("Nothing removed.")
         return 1
       }
     }
     let removed = try library.delete(review.id)
-    Terminal.print(context.json ? Output.json(["removed": Output.ReviewJSON(removed)]) : "Removed \(removed.id): \(removed.title)")
+    Terminal.print(
+      context.json ? Output.json(["removed": Output.ReviewJSON(removed)]) : "Removed \(removed.id): \(removed.title)")
     return 0
   }
 
@@ -268,7 +282,8 @@ enum Commands {
       let named = paths.joined(separator: ", ")
       let skipped = sources.skipped.count
       let note = skipped == 0 ? "" : " (\(skipped) entr\(skipped == 1 ? "y" : "ies") skipped)"
-      throw NothingToImport(message: "nothing to attach: \(named) hold\(paths.count == 1 ? "s" : "") no pictures\(note)")
+      throw NothingToImport(
+        message: "nothing to attach: \(named) hold\(paths.count == 1 ? "s" : "") no pictures\(note)")
     }
     return sources
   }
@@ -296,21 +311,28 @@ enum Commands {
         """,
       options: [.init("cover", value: "FILE", help: "make this file's picture the cover")],
       positionals: 2...Int.max,
-      examples: ["catalogue attach 3f2a poster.jpg still.png", "catalogue attach 3f2a ~/Pictures/Trip --cover ~/Pictures/Trip/best.jpg"])
+      examples: [
+        "catalogue attach 3f2a poster.jpg still.png",
+        "catalogue attach 3f2a ~/Pictures/Trip --cover ~/Pictures/Trip/best.jpg",
+      ])
   ) { context in
     let library = try context.openLibrary()
     let arguments = context.arguments
     let sources = try importSources(Array(arguments.positionals.dropFirst()))
-    let result = try attachFiles(sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
+    let result = try attachFiles(
+      sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
     if context.json {
-      Terminal.print(Output.json(Output.AttachJSON(
-        review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
-        failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
-        skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) })))
+      Terminal.print(
+        Output.json(
+          Output.AttachJSON(
+            review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
+            failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
+            skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) })))
     } else {
       let count = result.attached.count
-      Terminal.print("Attached \(count) picture\(count == 1 ? "" : "s") to \(Output.shortID(result.review.id)) (\(result.review.title))"
-        + (result.failures.isEmpty ? "" : "; \(result.failures.count) failed"))
+      Terminal.print(
+        "Attached \(count) picture\(count == 1 ? "" : "s") to \(Output.shortID(result.review.id)) (\(result.review.title))"
+          + (result.failures.isEmpty ? "" : "; \(result.failures.count) failed"))
     }
     return result.failures.isEmpty ? 0 : 1
   }
@@ -344,7 +366,10 @@ enum Commands {
   ) { context in
     let arguments = context.arguments.positionals
     let review = try context.openLibrary().detach(arguments[0], image: arguments[1])
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Detached image \(arguments[1]) from \(Output.shortID(review.id)) (\(review.title))")
+    Terminal.print(
+      context.json
+        ? Output.json(Output.ReviewJSON(review))
+        : "Detached image \(arguments[1]) from \(Output.shortID(review.id)) (\(review.title))")
     return 0
   }
 
@@ -355,7 +380,10 @@ enum Commands {
   ) { context in
     let arguments = context.arguments.positionals
     let review = try context.openLibrary().setCover(arguments[0], image: arguments[1])
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Cover of \(Output.shortID(review.id)) is now image \(review.cover?.position ?? 0)")
+    Terminal.print(
+      context.json
+        ? Output.json(Output.ReviewJSON(review))
+        : "Cover of \(Output.shortID(review.id)) is now image \(review.cover?.position ?? 0)")
     return 0
   }
 
@@ -369,7 +397,10 @@ enum Commands {
       throw UsageError(message: "POSITION must be a whole number from 1, not \(arguments[2])", command: "move")
     }
     let review = try context.openLibrary().move(arguments[0], image: arguments[1], to: position)
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")
+    Terminal.print(
+      context.json
+        ? Output.json(Output.ReviewJSON(review))
+        : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")
     return 0
   }
 }

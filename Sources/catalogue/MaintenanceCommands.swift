@@ -130,26 +130,33 @@ extension Commands {
       }
       if repair?.dryRun == false {
         Progress.shared.start("Checking again")
-        remaining = try library.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }.findings
+        remaining = try library.check(quick: quick, jobs: jobs) {
+          Progress.shared.update(done: $0.done, total: $0.total)
+        }.findings
         Progress.shared.clear()
       }
     }
     let healthy = remaining.map(\.isEmpty) ?? report.isHealthy
     if context.json {
-      Terminal.print(Output.json(CheckJSON(
-        healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
-        thumbnails: report.thumbnails, bytesRead: report.bytesRead, findings: report.findings.map(FindingJSON.init),
-        repair: repair.map { repair in
-          CheckJSON.Repair(
-            dryRun: repair.dryRun,
-            actions: repair.actions.map { .init(kind: $0.finding.kind.rawValue, target: $0.finding.target, action: $0.action) },
-            unrepaired: repair.unrepaired.map(FindingJSON.init))
-        },
-        remaining: remaining?.map(FindingJSON.init))))
+      Terminal.print(
+        Output.json(
+          CheckJSON(
+            healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
+            thumbnails: report.thumbnails, bytesRead: report.bytesRead, findings: report.findings.map(FindingJSON.init),
+            repair: repair.map { repair in
+              CheckJSON.Repair(
+                dryRun: repair.dryRun,
+                actions: repair.actions.map {
+                  .init(kind: $0.finding.kind.rawValue, target: $0.finding.target, action: $0.action)
+                },
+                unrepaired: repair.unrepaired.map(FindingJSON.init))
+            },
+            remaining: remaining?.map(FindingJSON.init))))
       return healthy ? 0 : 1
     }
     for finding in report.findings { Terminal.print(describe(finding)) }
-    var summary = "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
+    var summary =
+      "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
     if !quick { summary += " (\(Output.byteCount(report.bytesRead)) read)" }
     if library == nil { summary = "The database cannot be opened, so nothing else was checked" }
     if report.isHealthy {
@@ -229,21 +236,31 @@ extension Commands {
     }
     let library = try context.openLibrary()
     var spec = library.thumbnailSpec
-    if let size = try ArgumentParser.integer(arguments, "size", in: 16...4096, command: "thumbnails") { spec.longestEdge = size }
-    if let quality = try ArgumentParser.integer(arguments, "quality", in: 1...100, command: "thumbnails") { spec.quality = quality }
+    if let size = try ArgumentParser.integer(arguments, "size", in: 16...4096, command: "thumbnails") {
+      spec.longestEdge = size
+    }
+    if let quality = try ArgumentParser.integer(arguments, "quality", in: 1...100, command: "thumbnails") {
+      spec.quality = quality
+    }
     if arguments.has("square") { spec.mode = .square }
     if arguments.has("fit") { spec.mode = .fit }
     Progress.shared.start("Thumbnails")
     let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "thumbnails")
-    let report = try library.rebuildThumbnails(spec: spec, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
+    let report = try library.rebuildThumbnails(spec: spec, jobs: jobs) {
+      Progress.shared.update(done: $0.done, total: $0.total)
+    }
     Progress.shared.clear()
     for failure in report.failures { Terminal.printError("error: \(failure.target): \(failure.problem)") }
     if context.json {
-      Terminal.print(Output.json(RebuildJSON(
-        spec: report.spec.name, rebuilt: report.rebuilt, removed: report.removed,
-        failures: report.failures.map(FindingJSON.init))))
+      Terminal.print(
+        Output.json(
+          RebuildJSON(
+            spec: report.spec.name, rebuilt: report.rebuilt, removed: report.removed,
+            failures: report.failures.map(FindingJSON.init))))
     } else {
-      Terminal.print("Made \(count(report.rebuilt, "thumbnail")) to \(report.spec.name); removed \(count(report.removed, "old thumbnail")).")
+      Terminal.print(
+        "Made \(count(report.rebuilt, "thumbnail")) to \(report.spec.name); removed \(count(report.removed, "old thumbnail"))."
+      )
     }
     return report.failures.isEmpty ? 0 : 1
   }

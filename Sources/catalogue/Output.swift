@@ -163,7 +163,8 @@ enum Output {
     let header = ["ID", "RATING", "CATEGORY", "IMAGES", "TITLE"]
     var rows = page.reviews.map { review in
       [
-        String(review.id.prefix(idLength)), stars(review.rating), review.category.displayName + (review.favorite ? " ♥" : ""),
+        String(review.id.prefix(idLength)), stars(review.rating),
+        review.category.displayName + (review.favorite ? " ♥" : ""),
         String(review.imageCount), review.title,
       ]
     }

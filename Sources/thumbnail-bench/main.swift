@@ -96,7 +96,9 @@ while let argument = arguments.popFirst() {
 guard let outputFolder else { fail("usage: thumbnail-bench [--jobs N] [--size N] --out DIR FILE...") }
 guard spec.problems.isEmpty else { fail(spec.problems.joined(separator: "; ")) }
 guard jobs >= 1 else { fail("--jobs must be at least 1") }
-if mkdir(outputFolder, 0o755) != 0 && errno != EEXIST { fail("cannot create \(outputFolder): \(String(cString: strerror(errno)))") }
+if mkdir(outputFolder, 0o755) != 0 && errno != EEXIST {
+  fail("cannot create \(outputFolder): \(String(cString: strerror(errno)))")
+}
 
 struct Totals {
   var images = 0

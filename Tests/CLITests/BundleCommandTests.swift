@@ -191,16 +191,18 @@ struct BundleCommandTests {
     try text.write(toFile: record, atomically: true, encoding: .utf8)
     let sums = try String(contentsOfFile: "\(bundle)/SHA256SUMS", encoding: .utf8)
     let digest = SHA256Sum.hex(Data(text.utf8))
-    let fixed = sums.split(separator: "\n").map { line in
-      line.hasSuffix("  review.json") ? "\(digest)  review.json" : String(line)
-    }.joined(separator: "\n") + "\n"
+    let fixed =
+      sums.split(separator: "\n").map { line in
+        line.hasSuffix("  review.json") ? "\(digest)  review.json" : String(line)
+      }.joined(separator: "\n") + "\n"
     try fixed.write(toFile: "\(bundle)/SHA256SUMS", atomically: true, encoding: .utf8)
 
     let other = cli.folder.file("Other")
     #expect(try cli.run(["init", other]).status == 0)
     let result = try cli.run(["--library", other, "import-bundle", bundle])
     #expect(result.status == 1)
-    #expect(result.error.contains("body has a control character U+001B at byte 1 (line 1, column 2)"), "\(result.error)")
+    #expect(
+      result.error.contains("body has a control character U+001B at byte 1 (line 1, column 2)"), "\(result.error)")
     #expect(result.error.hasSuffix("nothing was imported from it\n"))
     #expect(try cli.json(try cli.run(["--library", other, "list", "--json"]))["total"] as? Int == 0)
   }

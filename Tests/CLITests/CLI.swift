@@ -30,7 +30,9 @@ struct CLI {
 
   /// Runs `catalogue --library <this test's library> ARGUMENTS`.
   @discardableResult
-  func callAsFunction(_ arguments: String..., input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+  func callAsFunction(_ arguments: String..., input: String? = nil, environment: [String: String] = [:]) throws
+    -> Result
+  {
     try run(["--library", library] + arguments, input: input, environment: environment)
   }
 
@@ -75,7 +77,8 @@ struct CLI {
     if !FileManager.default.fileExists(atPath: library + "/catalogue.sqlite") {
       try #require(try self("init").status == 0)
     }
-    let added = try self("add", "--title", title, "--rating", rating, "--category", category, "--body", "Body of \(title).")
+    let added = try self(
+      "add", "--title", title, "--rating", rating, "--category", category, "--body", "Body of \(title).")
     try #require(added.status == 0, "\(added.error)")
     return added.output.trimmingCharacters(in: .whitespacesAndNewlines)
   }

@@ -15,11 +15,12 @@ struct CheckCommandTests {
     let json = try cli.json(list)
     #expect(json["total"] as? Int == 7)
     let titles = Set((json["reviews"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String })
-    #expect(titles == [
-      "DC's best movie yet: Shazam!", "The Biggest Error in Avengers Endgame!", "John Wick 3 and the Endless Action!",
-      "Black Ops 4 Where are the Changes?", "Morgan's Reviews the Best App Ever", "Computer Science the best subject",
-      "SuperStore the soon to be superstar show",
-    ])
+    #expect(
+      titles == [
+        "DC's best movie yet: Shazam!", "The Biggest Error in Avengers Endgame!", "John Wick 3 and the Endless Action!",
+        "Black Ops 4 Where are the Changes?", "Morgan's Reviews the Best App Ever", "Computer Science the best subject",
+        "SuperStore the soon to be superstar show",
+      ])
   }
 
   @Test func aHandEditedRatingIsFoundAndNamed() throws {
@@ -27,13 +28,17 @@ struct CheckCommandTests {
     let id = try cli.withReview()
     let shell = Process()
     shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    shell.arguments = [cli.library + "/catalogue.sqlite", "PRAGMA ignore_check_constraints = ON; UPDATE reviews SET rating = 9;"]
+    shell.arguments = [
+      cli.library + "/catalogue.sqlite", "PRAGMA ignore_check_constraints = ON; UPDATE reviews SET rating = 9;",
+    ]
     try shell.run()
     shell.waitUntilExit()
     try #require(shell.terminationStatus == 0)
     let check = try cli("check")
     #expect(check.status == 1)
-    #expect(check.output.hasPrefix("invalid-review: \(id): rating 9 is outside 0–5 — correct it with `catalogue edit \(id.prefix(8)) …`\n"))
+    #expect(
+      check.output.hasPrefix(
+        "invalid-review: \(id): rating 9 is outside 0–5 — correct it with `catalogue edit \(id.prefix(8)) …`\n"))
     let json = try cli.json(try cli("check", "--json"))
     #expect(json["healthy"] as? Bool == false)
     let findings = try #require(json["findings"] as? [[String: Any]])
@@ -65,7 +70,10 @@ struct CheckCommandTests {
     #expect(repair.status == 1)
     #expect(repair.output.contains("repaired: made \(images[0]["thumbnail"] as! String) again from the original"))
     #expect(repair.output.contains("repaired: moved originals/.tmp-0000-x.jpg to lost+found/"))
-    #expect(repair.output.contains("Repaired 2 problems; still wrong:\n  missing-original: \(images[1]["original"] as! String): the original is missing"))
+    #expect(
+      repair.output.contains(
+        "Repaired 2 problems; still wrong:\n  missing-original: \(images[1]["original"] as! String): the original is missing"
+      ))
     #expect(FileManager.default.fileExists(atPath: thumbnail))
     // The second check reports only what could not be repaired.
     let again = try cli("check", "--json")
@@ -92,7 +100,8 @@ struct CheckCommandTests {
     #expect(try cli("check").status == 0)
     let bad = try cli("thumbnails", "--rebuild", "--size", "5")
     #expect(bad.status == 2)
-    #expect(bad.error == "error: --size takes a whole number from 16 to 4096, not 5; see `catalogue thumbnails --help`\n")
+    #expect(
+      bad.error == "error: --size takes a whole number from 16 to 4096, not 5; see `catalogue thumbnails --help`\n")
     #expect(try cli("thumbnails").status == 2)
   }
 

@@ -7,7 +7,10 @@ struct CommandTests {
     let cli = CLI()
     let missing = try cli("list")
     #expect(missing.status == 1)
-    #expect(missing.error == "error: \(cli.library) is not a catalogue library (no catalogue.sqlite): run `catalogue init \(cli.library)` to create one\n")
+    #expect(
+      missing.error
+        == "error: \(cli.library) is not a catalogue library (no catalogue.sqlite): run `catalogue init \(cli.library)` to create one\n"
+    )
     #expect(!FileManager.default.fileExists(atPath: cli.library))
     let created = try cli("init")
     #expect(created.status == 0)
@@ -48,14 +51,18 @@ struct CommandTests {
     let id = try cli.withReview()
     try #require(try cli("attach", id, Fixture.image("orientation-6.jpg"), Fixture.image("rgba-8.png")).status == 0)
     let json = try cli.json(try cli("show", id, "--json"))
-    #expect(Set(json.keys) == ["id", "title", "body", "rating", "category", "favorite", "created", "updated", "images"])
+    #expect(
+      Set(json.keys) == ["id", "title", "body", "rating", "category", "favorite", "created", "updated", "images"])
     #expect(json["id"] as? String == id)
     #expect(json["rating"] as? Int == 5)
     #expect(json["favorite"] as? Bool == false)
     #expect((json["created"] as? String)?.hasSuffix("Z") == true)
     let images = try #require(json["images"] as? [[String: Any]])
     #expect(images.count == 2)
-    #expect(Set(images[0].keys) == ["position", "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original", "thumbnail"])
+    #expect(
+      Set(images[0].keys) == [
+        "position", "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original", "thumbnail",
+      ])
     #expect(images[0]["width"] as? Int == 120 && images[0]["height"] as? Int == 80)
     #expect(images[0]["cover"] as? Bool == true && images[1]["cover"] as? Bool == false)
     #expect(images[1]["format"] as? String == "png")
@@ -72,7 +79,9 @@ struct CommandTests {
   @Test func addWithJSONPrintsTheRecordAndReadsTheBodyFromStandardInput() throws {
     let cli = CLI()
     try #require(try cli("init").status == 0)
-    let added = try cli("add", "--title", "Celeste", "--rating", "4", "--category", "Game", "--favorite", "--body-file", "-", "--json", input: "Climb.\n\nAgain.\n")
+    let added = try cli(
+      "add", "--title", "Celeste", "--rating", "4", "--category", "Game", "--favorite", "--body-file", "-", "--json",
+      input: "Climb.\n\nAgain.\n")
     #expect(added.status == 0)
     let json = try cli.json(added)
     #expect(json["body"] as? String == "Climb.\n\nAgain.")
@@ -110,7 +119,10 @@ struct CommandTests {
     #expect(filtered["total"] as? Int == 2)
     let reviews = try #require(filtered["reviews"] as? [[String: Any]])
     #expect(reviews.map { $0["title"] as? String } == ["Arrival", "Celeste"])
-    #expect(Set(reviews[0].keys) == ["id", "title", "rating", "category", "favorite", "created", "updated", "imageCount", "cover"])
+    #expect(
+      Set(reviews[0].keys) == [
+        "id", "title", "rating", "category", "favorite", "created", "updated", "imageCount", "cover",
+      ])
     let searched = try cli("list", "--search", "dune", "--json")
     #expect(try cli.json(searched)["total"] as? Int == 1)
     let paged = try cli("list", "--sort", "title", "--limit", "2")
@@ -166,7 +178,9 @@ struct CommandTests {
     try #require(shell.terminationStatus == 0)
     let ambiguous = try cli("show", "abcd")
     #expect(ambiguous.status == 1)
-    #expect(ambiguous.error == "error: review id abcd is ambiguous: it starts abcd000000000001, abcd000000000002; give more digits\n")
+    #expect(
+      ambiguous.error
+        == "error: review id abcd is ambiguous: it starts abcd000000000001, abcd000000000002; give more digits\n")
     #expect(try cli("show", "abcd000000000002").output.hasPrefix("Two\n"))
     let bad = try cli("show", "zz")
     #expect(bad.status == 2)

@@ -37,19 +37,31 @@ struct ImageCommandTests {
     let json = try cli.json(result)
     #expect((json["attached"] as? [Any])?.count == 1)
     let failures = try #require(json["failures"] as? [[String: String]])
-    #expect(failures == [["file": Fixture.hostile("empty.jpg"), "error": "\(Fixture.hostile("empty.jpg")): empty file: there is nothing to decode"]])
+    #expect(
+      failures == [
+        [
+          "file": Fixture.hostile("empty.jpg"),
+          "error": "\(Fixture.hostile("empty.jpg")): empty file: there is nothing to decode",
+        ]
+      ])
   }
 
   @Test func replaceDetachCoverMove() throws {
     let cli = CLI()
     let id = try cli.withReview()
-    try #require(try cli("attach", id, Fixture.image("baseline.jpg"), Fixture.image("progressive.jpg"), Fixture.image("rgb-8.png")).status == 0)
-    func images() throws -> [[String: Any]] { try #require(try cli.json(try cli("show", id, "--json"))["images"] as? [[String: Any]]) }
+    try #require(
+      try cli("attach", id, Fixture.image("baseline.jpg"), Fixture.image("progressive.jpg"), Fixture.image("rgb-8.png"))
+        .status == 0)
+    func images() throws -> [[String: Any]] {
+      try #require(try cli.json(try cli("show", id, "--json"))["images"] as? [[String: Any]])
+    }
     let before = try images()
     #expect(try cli("cover", id, "3").status == 0)
     #expect(try images().map { $0["cover"] as? Bool } == [false, false, true])
     #expect(try cli("move", id, "3", "1").status == 0)
-    #expect(try images().map { $0["sha256"] as? String } == [before[2]["sha256"], before[0]["sha256"], before[1]["sha256"]].map { $0 as? String })
+    #expect(
+      try images().map { $0["sha256"] as? String }
+        == [before[2]["sha256"], before[0]["sha256"], before[1]["sha256"]].map { $0 as? String })
     let prefix = String((before[0]["sha256"] as! String).prefix(8))
     #expect(try cli("replace", id, prefix, Fixture.image("grayscale.jpg")).status == 0)
     #expect(try images()[1]["format"] as? String == "jpeg")
@@ -75,7 +87,10 @@ struct ImageCommandTests {
     let writers = (0..<2).map { writer -> Process in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", script, CLI.executable, cli.library, "\(writer)", Fixture.image(writer == 0 ? "baseline.jpg" : "rgb-8.png")]
+      process.arguments = [
+        "-c", script, CLI.executable, cli.library, "\(writer)",
+        Fixture.image(writer == 0 ? "baseline.jpg" : "rgb-8.png"),
+      ]
       process.standardError = FileHandle.nullDevice
       return process
     }

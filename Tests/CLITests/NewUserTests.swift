@@ -26,7 +26,8 @@ struct NewUserTests {
   }
 
   /// Runs `body` with a deadline: a command that hangs fails the test instead of the suite.
-  static func within(_ seconds: Double, _ arguments: [String]) throws -> (status: Int32, error: String, elapsed: Double) {
+  static func within(_ seconds: Double, _ arguments: [String]) throws -> (status: Int32, error: String, elapsed: Double)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CLI.executable)
     process.arguments = arguments
@@ -94,8 +95,10 @@ struct NewUserTests {
       (["replace", id, "1", fifo], "error: \(fifo): a FIFO (named pipe), not a regular file"),
       (["edit", id, "--body-file", fifo], "error: \(fifo): a FIFO (named pipe), not a regular file"),
       (["edit", id, "--body-file", "/dev/zero"], "error: /dev/zero: a character device, not a regular file"),
-      (["add", "--title", "T", "--rating", "1", "--category", "book", "--body-file", fifo],
-       "error: \(fifo): a FIFO (named pipe), not a regular file"),
+      (
+        ["add", "--title", "T", "--rating", "1", "--category", "book", "--body-file", fifo],
+        "error: \(fifo): a FIFO (named pipe), not a regular file"
+      ),
     ]
     try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
     let attached = try HostileImportTests.hashes(cli.library)
@@ -161,7 +164,8 @@ struct NewUserTests {
     let cli = CLI()
     let id = try cli.withReview()
     // A body stored before control characters were refused, as the sqlite3 shell writes it.
-    let sql = "UPDATE reviews SET body = 'x' || char(27) || ']0;pwned' || char(7) || char(155) || 'y' WHERE id = '\(id)'"
+    let sql =
+      "UPDATE reviews SET body = 'x' || char(27) || ']0;pwned' || char(7) || char(155) || 'y' WHERE id = '\(id)'"
     try cli.sqlite(sql)
     // On a terminal (script(1) gives the command one), shown escaped.
     let terminal = try cli.run(
@@ -187,7 +191,8 @@ struct NewUserTests {
       for arguments in [["list"], ["show", "abcd"], ["add", "--title", "X", "--rating", "1", "--category", "book"]] {
         let result = try cli(arguments)
         #expect(result.status == 1, "\(arguments)")
-        #expect(result.error.hasPrefix("error: \(database) is not a usable catalogue database: \(reason)"), "\(result.error)")
+        #expect(
+          result.error.hasPrefix("error: \(database) is not a usable catalogue database: \(reason)"), "\(result.error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == contents, "\(arguments) wrote to the database")
       }
       let check = try cli("check", "--json")
@@ -207,7 +212,8 @@ struct NewUserTests {
     let before = try Data(contentsOf: URL(fileURLWithPath: cli.library + "/catalogue.sqlite"))
     let result = try cli("attach", "abcd", Fixture.image("baseline.jpg"))
     #expect(result.status == 1)
-    #expect(result.error.contains("it is an SQLite database, but not a catalogue's (schema version 0)"), "\(result.error)")
+    #expect(
+      result.error.contains("it is an SQLite database, but not a catalogue's (schema version 0)"), "\(result.error)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: cli.library + "/catalogue.sqlite")) == before)
   }
 
@@ -219,7 +225,8 @@ struct NewUserTests {
     try Data("not a library".utf8).write(to: URL(fileURLWithPath: file))
     let list = try cli.run(["--library", file, "list"])
     #expect(list.status == 1)
-    #expect(list.error == "error: \(file) is a file, not a library folder: give the folder that holds catalogue.sqlite\n")
+    #expect(
+      list.error == "error: \(file) is a file, not a library folder: give the folder that holds catalogue.sqlite\n")
     let initFile = try cli.run(["init", file])
     #expect(initFile.status == 1)
     #expect(initFile.error == list.error)
@@ -273,7 +280,8 @@ struct NewUserTests {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixture.image("large-1600x1200.jpg")))
     for index in 1...count {
-      try (jpeg + Data("trailer \(index)".utf8)).write(to: URL(fileURLWithPath: "\(folder)/p\(String(format: "%02d", index)).jpg"))
+      try (jpeg + Data("trailer \(index)".utf8)).write(
+        to: URL(fileURLWithPath: "\(folder)/p\(String(format: "%02d", index)).jpg"))
     }
     return folder
   }
@@ -294,7 +302,8 @@ struct NewUserTests {
     try process.run()
     // Interrupt once some pictures are written.
     let deadline = Date().addingTimeInterval(20)
-    while (try HostileImportTests.hashes(originals)).count < before.count + 4 && Date() < deadline && process.isRunning {
+    while (try HostileImportTests.hashes(originals)).count < before.count + 4 && Date() < deadline && process.isRunning
+    {
       usleep(5000)
     }
     kill(process.processIdentifier, signal)
@@ -332,7 +341,9 @@ struct NewUserTests {
     for arguments in usage {
       let result = try cli(arguments)
       #expect(result.status == 2, "\(arguments): \(result.error)")
-      #expect(result.error.hasPrefix("error: ") && result.error.split(separator: "\n").count == 1, "\(arguments): \(result.error)")
+      #expect(
+        result.error.hasPrefix("error: ") && result.error.split(separator: "\n").count == 1,
+        "\(arguments): \(result.error)")
     }
     let failures: [[String]] = [
       ["edit", absent, "--rating", "3"], ["show", absent], ["remove", absent, "--yes"],
@@ -344,7 +355,10 @@ struct NewUserTests {
       let result = try cli(arguments)
       #expect(result.status == 1, "\(arguments): \(result.error)")
     }
-    for arguments in [["init", file], ["--library", file, "list"], ["--library", file, "upgrade"], ["--library", file, "thumbnails", "--rebuild"]] {
+    for arguments in [
+      ["init", file], ["--library", file, "list"], ["--library", file, "upgrade"],
+      ["--library", file, "thumbnails", "--rebuild"],
+    ] {
       let result = try cli.run(arguments)
       #expect(result.status == 1, "\(arguments): \(result.error)")
     }
@@ -429,12 +443,17 @@ struct NewUserTests {
     let id = try cli.withReview()
     let typo = try cli("add", "--title", "T", "--rating", "3", "--category", "moive")
     #expect(typo.status == 2)
-    #expect(typo.error == "error: category moive is new to this library: did you mean movie? (--new-category to add moive as a label of its own)\n")
+    #expect(
+      typo.error
+        == "error: category moive is new to this library: did you mean movie? (--new-category to add moive as a label of its own)\n"
+    )
     #expect(try cli("edit", id, "--category", "gmae").error.contains("did you mean game?"))
     #expect(try cli("list").output.hasSuffix("1 review\n"))
     // Far from every label, or asked for, a new label is fine; once used, it is known.
     #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "documentary").status == 0)
-    #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "documentry").error.contains("did you mean documentary?"))
+    #expect(
+      try cli("add", "--title", "T", "--rating", "3", "--category", "documentry").error.contains(
+        "did you mean documentary?"))
     #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "moive", "--new-category").status == 0)
     #expect(try cli("add", "--title", "T", "--rating", "3", "--category", "moive").status == 0)
   }
@@ -465,7 +484,9 @@ struct NewUserTests {
       #expect(lines.contains { $0.hasSuffix("…") })
     }
     // Not on a terminal: whole titles, for scripts.
-    #expect(try cli("list").output.contains(String(repeating: "A very long title ", count: 16).trimmingCharacters(in: .whitespaces)))
+    #expect(
+      try cli("list").output.contains(
+        String(repeating: "A very long title ", count: 16).trimmingCharacters(in: .whitespaces)))
   }
 }
 

@@ -60,7 +60,11 @@ struct ReadmeTests {
       for word in words {
         if let open = quoted {
           let joined = open + " " + word
-          if word.hasSuffix("\"") { arguments.append(String(joined.dropFirst().dropLast())); quoted = nil } else { quoted = joined }
+          if word.hasSuffix("\"") {
+            arguments.append(String(joined.dropFirst().dropLast())); quoted = nil
+          } else {
+            quoted = joined
+          }
         } else if word.hasPrefix("\"") && !word.hasSuffix("\"") {
           quoted = word
         } else {
@@ -84,7 +88,9 @@ struct ReadmeTests {
     let example = String(text[start.upperBound..<end.lowerBound])
     let id = try #require(example.firstMatch(of: /"id" : "([0-9a-f]{16})"/)).1
     let cli = CLI()
-    let result = try cli.run(["--library", Self.root.appendingPathComponent("Library").path, "show", String(id), "--json"])
+    let result = try cli.run([
+      "--library", Self.root.appendingPathComponent("Library").path, "show", String(id), "--json",
+    ])
     #expect(result.status == 0, "\(result.error)")
     // Every line of the example that the README does not shorten is a line of the real record.
     let actual = Set(result.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })

@@ -643,8 +643,7 @@ struct BundleTests {
   }
 
   /// Writes a tar with Python's tarfile: each entry is (name, kind, content or link target).
-  static func makeTar(_ path: String, from bundle: String, extra: [(String, String, String)]) throws
-  {
+  static func makeTar(_ path: String, from bundle: String, extra: [(String, String, String)]) throws {
     let script = """
       import sys, tarfile, io, os, json
       path, bundle, extra = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])

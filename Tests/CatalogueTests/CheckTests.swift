@@ -11,15 +11,19 @@ struct CheckTests {
     let test = try TestLibrary()
     let first = try test.library.create(draft("First"))
     let second = try test.library.create(draft("Second", category: "game"))
-    _ = try test.library.attach(files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("palette-trns.png")], to: first.id)
-    _ = try test.library.attach(files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("orientation-6.jpg")], to: second.id)
+    _ = try test.library.attach(
+      files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("palette-trns.png")], to: first.id)
+    _ = try test.library.attach(
+      files: [Fixture.image("large-1600x1200.jpg"), Fixture.image("orientation-6.jpg")], to: second.id)
     return (test, [try test.library.review(first.id), try test.library.review(second.id)])
   }
 
   /// Every original a record refers to, with its bytes.
   static func originals(_ library: Library) throws -> [String: [UInt8]] {
     var result: [String: [UInt8]] = [:]
-    for record in try library.imageRecords() { result[record.originalPath] = try? library.files.read(record.originalPath) }
+    for record in try library.imageRecords() {
+      result[record.originalPath] = try? library.files.read(record.originalPath)
+    }
     return result
   }
 
@@ -27,15 +31,18 @@ struct CheckTests {
 
   /// Checks, expects exactly `kinds` on `target`, repairs, and checks again.
   func breakAndRepair(
-    _ expected: [(Finding.Kind, String)], repaired: Bool, _ test: TestLibrary, sourceLocation: SourceLocation = #_sourceLocation
+    _ expected: [(Finding.Kind, String)], repaired: Bool, _ test: TestLibrary,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let library = test.library
     let report = try library.check()
-    #expect(report.findings.map { "\($0.kind.rawValue) \($0.target)" }.sorted()
-      == expected.map { "\($0.0.rawValue) \($0.1)" }.sorted(), sourceLocation: sourceLocation)
+    #expect(
+      report.findings.map { "\($0.kind.rawValue) \($0.target)" }.sorted()
+        == expected.map { "\($0.0.rawValue) \($0.1)" }.sorted(), sourceLocation: sourceLocation)
     let before = try Self.originals(library)
     let dry = try library.repair(report, dryRun: true)
-    #expect(try library.check().findings == report.findings, "a dry run changed something", sourceLocation: sourceLocation)
+    #expect(
+      try library.check().findings == report.findings, "a dry run changed something", sourceLocation: sourceLocation)
     let repair = try library.repair(report)
     #expect(dry.actions.map(\.finding) == repair.actions.map(\.finding), sourceLocation: sourceLocation)
     let after = try library.check()
@@ -117,7 +124,8 @@ struct CheckTests {
   @Test func aThumbnailOfTheWrongSize() throws {
     let (test, reviews) = try Self.healthy()
     let thumbnail = reviews[0].images[0].image.thumbnail
-    let wrong = try ImagePipeline.thumbnail(try Fixture.bytes(Fixture.image("large-1600x1200.jpg")), spec: ThumbnailSpec(longestEdge: 100))
+    let wrong = try ImagePipeline.thumbnail(
+      try Fixture.bytes(Fixture.image("large-1600x1200.jpg")), spec: ThumbnailSpec(longestEdge: 100))
     try Data(wrong.thumbnail.bytes).write(to: URL(fileURLWithPath: full(test.library, thumbnail)))
     try breakAndRepair([(.staleThumbnail, thumbnail)], repaired: true, test)
     #expect(try ImagePipeline.readHeader(try test.library.files.read(thumbnail)).width == 256)
@@ -161,7 +169,8 @@ struct CheckTests {
   @Test func aMissingCoverAndGappedPositions() throws {
     let (test, reviews) = try Self.healthy()
     try test.library.database.run("UPDATE review_images SET cover = 0 WHERE review = ?", [.text(reviews[0].id)])
-    try test.library.database.run("UPDATE review_images SET position = 5 WHERE review = ? AND position = 2", [.text(reviews[1].id)])
+    try test.library.database.run(
+      "UPDATE review_images SET position = 5 WHERE review = ? AND position = 2", [.text(reviews[1].id)])
     try breakAndRepair([(.coverMissing, reviews[0].id), (.imagePositions, reviews[1].id)], repaired: true, test)
     #expect(try test.library.review(reviews[0].id).images.map(\.isCover) == [true, false])
     #expect(try test.library.review(reviews[1].id).images.map(\.position) == [1, 2])

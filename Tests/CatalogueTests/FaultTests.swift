@@ -98,7 +98,8 @@ struct ConcurrencyTests {
         let library = try Library(opening: path)
         for index in 0..<15 {
           let review = try library.create(draft("Writer \(writer) review \(index)"))
-          let report = try library.attach(files: [pictures[(writer * 2 + index) % pictures.count]], to: review.id, jobs: 1)
+          let report = try library.attach(
+            files: [pictures[(writer * 2 + index) % pictures.count]], to: review.id, jobs: 1)
           if report.attached.count != 1 { failures.withLock { $0.append("\(report.failures)") } }
         }
       } catch {

@@ -44,7 +44,9 @@ struct ImageTests {
     // The same picture twice on one review is refused, and named.
     let again = try test.library.attach(files: [file], to: first.id)
     #expect(again.attached.isEmpty)
-    #expect(again.failures.first?.error == .imageAlreadyAttached(review: first.id, sha256: SHA256.hex(try Fixture.bytes(file)), position: 1))
+    #expect(
+      again.failures.first?.error
+        == .imageAlreadyAttached(review: first.id, sha256: SHA256.hex(try Fixture.bytes(file)), position: 1))
   }
 
   @Test func orderAndCover() throws {
@@ -87,7 +89,8 @@ struct ImageTests {
     #expect(test.library.files.size(of: "originals/\(old.prefix(2))/\(old).jpg") == nil)
     #expect(test.library.files.size(of: "thumbnails/\(old.prefix(2))/\(old)-256-fit-q85.jpg") == nil)
     // The same picture again changes nothing: not the record, not its update time.
-    let again = try test.library.replace(review.id, image: "1", with: Fixture.image("rgb-8.png"), now: Date(timeIntervalSinceNow: 3600))
+    let again = try test.library.replace(
+      review.id, image: "1", with: Fixture.image("rgb-8.png"), now: Date(timeIntervalSinceNow: 3600))
     #expect(!again.changed)
     #expect(again.review == replaced)
   }
@@ -95,7 +98,8 @@ struct ImageTests {
   @Test func detachRenumbersAndPassesTheCoverOn() throws {
     let test = try TestLibrary()
     let review = try test.library.create(draft())
-    let report = try test.library.attach(files: ["baseline.jpg", "progressive.jpg", "rgb-8.png"].map(Fixture.image), to: review.id)
+    let report = try test.library.attach(
+      files: ["baseline.jpg", "progressive.jpg", "rgb-8.png"].map(Fixture.image), to: review.id)
     let hashes = report.review.images.map(\.image.sha256)
     let detached = try test.library.detach(review.id, image: "1")
     #expect(detached.images.map(\.image.sha256) == [hashes[1], hashes[2]])
@@ -137,7 +141,9 @@ struct ImageTests {
     try expectNoDanglingRecords(test.library)
   }
 
-  @Test(arguments: ["empty.jpg", "text.jpg", "truncated-baseline.jpg", "huge-dimensions.png", "picture.heic", "bad-crc.png"])
+  @Test(arguments: [
+    "empty.jpg", "text.jpg", "truncated-baseline.jpg", "huge-dimensions.png", "picture.heic", "bad-crc.png",
+  ])
   func aRejectedImportLeavesTheLibraryAsItWas(file: String) throws {
     let test = try TestLibrary()
     let review = try test.library.create(draft())
@@ -149,13 +155,16 @@ struct ImageTests {
     #expect(failure.source == Fixture.hostile(file))
     #expect(failure.error.description.hasPrefix(Fixture.hostile(file) + ": "))
     // The lock file may be created, but nothing else changes.
-    #expect(try snapshot(test.path).filter { $0.key != "catalogue.lock" } == before.filter { $0.key != "catalogue.lock" })
+    #expect(
+      try snapshot(test.path).filter { $0.key != "catalogue.lock" } == before.filter { $0.key != "catalogue.lock" })
   }
 
   @Test func goodFilesAreAttachedAndBadOnesReported() throws {
     let test = try TestLibrary()
     let review = try test.library.create(draft())
-    let files = [Fixture.image("baseline.jpg"), Fixture.hostile("text.jpg"), Fixture.image("rgb-8.png"), "/nonexistent/photo.jpg"]
+    let files = [
+      Fixture.image("baseline.jpg"), Fixture.hostile("text.jpg"), Fixture.image("rgb-8.png"), "/nonexistent/photo.jpg",
+    ]
     let report = try test.library.attach(files: files, to: review.id)
     #expect(report.attached.count == 2)
     #expect(report.failures.map(\.source) == [Fixture.hostile("text.jpg"), "/nonexistent/photo.jpg"])

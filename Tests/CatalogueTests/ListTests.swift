@@ -38,9 +38,10 @@ struct ListTests {
     let test = try Self.sample()
     #expect(try test.library.list(ReviewQuery(category: .movie)).total == 3)
     #expect(try test.library.list(ReviewQuery(minimumRating: 5)).total == 3)
-    #expect(titles(try test.library.list(ReviewQuery(favoritesOnly: true, sort: .title))) == [
-      "DC's best movie yet: Shazam!", "Morgan's Reviews the Best App Ever",
-    ])
+    #expect(
+      titles(try test.library.list(ReviewQuery(favoritesOnly: true, sort: .title))) == [
+        "DC's best movie yet: Shazam!", "Morgan's Reviews the Best App Ever",
+      ])
     #expect(try test.library.list(ReviewQuery(category: .movie, minimumRating: 5)).total == 1)
     #expect(throws: CatalogueError.invalidQuery("minimum rating 6 is outside 0–5")) {
       try test.library.list(ReviewQuery(minimumRating: 6))
@@ -73,11 +74,13 @@ struct ListTests {
   @Test func fullTextSearch() throws {
     let test = try Self.sample()
     // Words, in any order, title or body.
-    #expect(titles(try test.library.list(ReviewQuery(search: "action endless"))) == ["John Wick 3 and the Endless Action!"])
+    #expect(
+      titles(try test.library.list(ReviewQuery(search: "action endless"))) == ["John Wick 3 and the Endless Action!"])
     // Prefixes.
     #expect(try test.library.list(ReviewQuery(search: "super*")).total == 2)
     // Phrases.
-    #expect(titles(try test.library.list(ReviewQuery(search: "\"battle royale\""))) == ["Black Ops 4 Where are the Changes?"])
+    #expect(
+      titles(try test.library.list(ReviewQuery(search: "\"battle royale\""))) == ["Black Ops 4 Where are the Changes?"])
     #expect(try test.library.list(ReviewQuery(search: "\"royale battle\"")).total == 0)
     // Case and diacritics do not matter.
     #expect(try test.library.list(ReviewQuery(search: "ÁLGORITHMS")).total == 1)
@@ -111,7 +114,8 @@ struct ListTests {
   @Test func searchFollowsEditsAndDeletes() throws {
     let test = try Self.sample()
     let wick = try test.library.list(ReviewQuery(search: "wick")).reviews[0]
-    try test.library.update(wick.id, with: ReviewDraft(title: "Parabellum", body: "Dogs.", rating: 4, category: "movie"))
+    try test.library.update(
+      wick.id, with: ReviewDraft(title: "Parabellum", body: "Dogs.", rating: 4, category: "movie"))
     #expect(try test.library.list(ReviewQuery(search: "wick")).total == 0)
     #expect(try test.library.list(ReviewQuery(search: "parabellum")).total == 1)
     try test.library.delete(wick.id)

@@ -98,7 +98,9 @@ struct ReviewTests {
         "INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated) VALUES (?, ?, '', 3, 'movie', 0, ?, ?)",
         [.text(id), .text("T\(index)"), .text("2026-01-01T00:00:00.000Z"), .text("2026-01-01T00:00:00.000Z")])
     }
-    #expect(throws: CatalogueError.ambiguousReview(prefix: "abcd", candidates: ["abcd000000000001", "abcd000000000002"])) {
+    #expect(
+      throws: CatalogueError.ambiguousReview(prefix: "abcd", candidates: ["abcd000000000001", "abcd000000000002"])
+    ) {
       try test.library.resolve("abcd")
     }
     #expect(try test.library.resolve("abcd000000000002") == "abcd000000000002")

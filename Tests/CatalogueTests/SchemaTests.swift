@@ -51,19 +51,21 @@ struct SchemaTests {
   @Test func migrationsRunInOrderEachInOneTransaction() throws {
     let test = try TestLibrary()
     let database = test.library.database
-    let later = Schema.migrations + [
-      Schema.Migration(version: Schema.current + 1, sql: "CREATE TABLE later (x INTEGER)"),
-      Schema.Migration(version: Schema.current + 2, sql: "ALTER TABLE later ADD COLUMN y TEXT"),
-    ]
+    let later =
+      Schema.migrations + [
+        Schema.Migration(version: Schema.current + 1, sql: "CREATE TABLE later (x INTEGER)"),
+        Schema.Migration(version: Schema.current + 2, sql: "ALTER TABLE later ADD COLUMN y TEXT"),
+      ]
     try Schema.migrate(database, path: test.path, migrations: later)
     #expect(try Schema.version(of: database) == Schema.current + 2)
     #expect(try database.scalar("SELECT count(*) FROM pragma_table_info('later')") == .integer(2))
 
     // A migration that fails leaves the version before it, and none of its changes.
-    let broken = later + [
-      Schema.Migration(
-        version: Schema.current + 3, sql: "CREATE TABLE half (x INTEGER); THIS IS NOT SQL"),
-    ]
+    let broken =
+      later + [
+        Schema.Migration(
+          version: Schema.current + 3, sql: "CREATE TABLE half (x INTEGER); THIS IS NOT SQL")
+      ]
     #expect(throws: CatalogueError.self) { try Schema.migrate(database, path: test.path, migrations: broken) }
     #expect(try Schema.version(of: database) == Schema.current + 2)
     #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'half'") == .integer(0))

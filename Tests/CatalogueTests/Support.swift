@@ -64,8 +64,12 @@ func expectNoDanglingRecords(_ library: Library, sourceLocation: SourceLocation 
   let page = try library.list(ReviewQuery(limit: 1_000_000))
   for summary in page.reviews {
     for image in try library.review(summary.id).images {
-      #expect(library.files.size(of: image.image.original) == image.image.bytes, "\(image.image.original) missing", sourceLocation: sourceLocation)
-      #expect(library.files.size(of: image.image.thumbnail) != nil, "\(image.image.thumbnail) missing", sourceLocation: sourceLocation)
+      #expect(
+        library.files.size(of: image.image.original) == image.image.bytes, "\(image.image.original) missing",
+        sourceLocation: sourceLocation)
+      #expect(
+        library.files.size(of: image.image.thumbnail) != nil, "\(image.image.thumbnail) missing",
+        sourceLocation: sourceLocation)
     }
   }
 }

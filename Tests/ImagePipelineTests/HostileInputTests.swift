@@ -69,8 +69,9 @@ struct HostileInputTests {
     #expect(throws: ImageError.tooManyPixels(width: 1600, height: 1200, budget: 1_000_000)) {
       try ImagePipeline.thumbnail(bytes, options: options)
     }
-    #expect(ImageError.tooManyPixels(width: 1600, height: 1200, budget: 1_000_000).description
-      == "too many pixels: 1600×1200 is 1.9 megapixels, over the budget of 1 megapixels")
+    #expect(
+      ImageError.tooManyPixels(width: 1600, height: 1200, budget: 1_000_000).description
+        == "too many pixels: 1600×1200 is 1.9 megapixels, over the budget of 1 megapixels")
     _ = try ImagePipeline.thumbnail(bytes, options: DecodeOptions(pixelBudget: 1600 * 1200))
   }
 

@@ -43,7 +43,9 @@ struct OrientationTests {
     // A 3 × 2 picture with distinct values shows exactly where each pixel goes.
     let stored = PixelBuffer(
       width: 3, height: 2, channels: 3, pixels: (0..<6).flatMap { [UInt8($0), 0, 0] })
-    func values(_ image: PixelBuffer) -> [UInt8] { stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] } }
+    func values(_ image: PixelBuffer) -> [UInt8] {
+      stride(from: 0, to: image.pixels.count, by: 3).map { image.pixels[$0] }
+    }
     // Stored rows: [0 1 2] [3 4 5].
     #expect(values(stored.oriented(.up)) == [0, 1, 2, 3, 4, 5])
     #expect(values(stored.oriented(.upMirrored)) == [2, 1, 0, 5, 4, 3])

@@ -27,7 +27,9 @@ struct ThumbnailTests {
     let spec = ThumbnailSpec(longestEdge: 128, mode: .square)
     let thumbnail = try ImagePipeline.thumbnail(try Fixture.image("large-1600x1200.jpg"), spec: spec).thumbnail
     #expect(thumbnail.width == 128 && thumbnail.height == 128)
-    let square = try ImagePipeline.thumbnail(try Fixture.image("orientation-6.jpg"), spec: ThumbnailSpec(longestEdge: 40, mode: .square)).thumbnail
+    let square = try ImagePipeline.thumbnail(
+      try Fixture.image("orientation-6.jpg"), spec: ThumbnailSpec(longestEdge: 40, mode: .square)
+    ).thumbnail
     #expect(square.width == 40 && square.height == 40)
     // The centre square of the upright quadrants keeps the left/right split in the middle.
     let pixels = try ImagePipeline.decode(square.bytes).pixels
@@ -38,12 +40,14 @@ struct ThumbnailTests {
   @Test func smallPicturesAreNeverEnlarged() throws {
     let processed = try ImagePipeline.thumbnail(try Fixture.image("baseline.jpg"))
     #expect(processed.thumbnail.width == 120 && processed.thumbnail.height == 80)
-    let square = try ImagePipeline.thumbnail(try Fixture.image("baseline.jpg"), spec: ThumbnailSpec(longestEdge: 256, mode: .square))
+    let square = try ImagePipeline.thumbnail(
+      try Fixture.image("baseline.jpg"), spec: ThumbnailSpec(longestEdge: 256, mode: .square))
     #expect(square.thumbnail.width == 80 && square.thumbnail.height == 80)
   }
 
   @Test func transparencyMakesAPNGThumbnail() throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("palette-trns.png"), spec: ThumbnailSpec(longestEdge: 60))
+    let processed = try ImagePipeline.thumbnail(
+      try Fixture.image("palette-trns.png"), spec: ThumbnailSpec(longestEdge: 60))
     #expect(processed.thumbnail.format == .png)
     #expect(processed.thumbnail.width == 60 && processed.thumbnail.height == 40)
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
@@ -70,8 +74,12 @@ struct ThumbnailTests {
 
   @Test func specNames() {
     #expect(ThumbnailSpec.default.name == "256-fit-q85")
-    #expect(ThumbnailSpec(longestEdge: 128, mode: .square, quality: 90, progressive: true).name == "128-square-q90-progressive")
-    #expect(ThumbnailSpec(name: "128-square-q90-progressive") == ThumbnailSpec(longestEdge: 128, mode: .square, quality: 90, progressive: true))
+    #expect(
+      ThumbnailSpec(longestEdge: 128, mode: .square, quality: 90, progressive: true).name
+        == "128-square-q90-progressive")
+    #expect(
+      ThumbnailSpec(name: "128-square-q90-progressive")
+        == ThumbnailSpec(longestEdge: 128, mode: .square, quality: 90, progressive: true))
     #expect(ThumbnailSpec(name: "256-fit-q85") == .default)
     #expect(ThumbnailSpec(name: "256-fit") == nil)
     #expect(ThumbnailSpec(name: "9-fit-q85") == nil)
@@ -87,6 +95,8 @@ func expectLargePatches(_ pixels: PixelBuffer, scale: Double, sourceLocation: So
     let x = Int(centre.0 * scale)
     let y = Int(centre.1 * scale)
     let colour = Array(pixels[x, y].prefix(3))
-    #expect(close(colour, Quadrants.corners[index], tolerance: 16), "patch \(index) is \(colour)", sourceLocation: sourceLocation)
+    #expect(
+      close(colour, Quadrants.corners[index], tolerance: 16), "patch \(index) is \(colour)",
+      sourceLocation: sourceLocation)
   }
 }

@@ -24,7 +24,8 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 func fixCRCs(_ bytes: inout [UInt8]) {
   var offset = 8
   while offset + 12 <= bytes.count {
-    let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+    let length =
+      Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
     guard length <= bytes.count - offset - 12 else { return }
     let crc = crc32(bytes[(offset + 4)..<(offset + 8 + length)])
     let end = offset + 8 + length

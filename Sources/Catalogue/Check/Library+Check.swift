@@ -187,7 +187,9 @@ extension Library {
       var problems: [String] = []
       if !SHA256.isDigest(record.sha256) { problems.append("the hash is not a SHA-256 digest") }
       if !["jpeg", "png"].contains(record.format) { problems.append("format \(record.format) is not jpeg or png") }
-      if !["jpeg", "png"].contains(record.thumbnailFormat) { problems.append("thumbnail format \(record.thumbnailFormat) is not jpeg or png") }
+      if !["jpeg", "png"].contains(record.thumbnailFormat) {
+        problems.append("thumbnail format \(record.thumbnailFormat) is not jpeg or png")
+      }
       if record.width <= 0 || record.height <= 0 { problems.append("size \(record.width)×\(record.height)") }
       if !(1...8).contains(record.orientation) { problems.append("orientation \(record.orientation) is outside 1–8") }
       guard !problems.isEmpty else { return nil }
@@ -250,7 +252,8 @@ extension Library {
       + (uses.isEmpty ? "" : "; used by \(uses)")
     func damaged(_ kind: Finding.Kind, _ problem: String) {
       verdict.findings.append(
-        Finding(kind: kind, target: original, problem: problem, remedy: restore, repairable: false, reviews: record.reviews))
+        Finding(
+          kind: kind, target: original, problem: problem, remedy: restore, repairable: false, reviews: record.reviews))
     }
     guard let size = store.size(of: original) else {
       damaged(.missingOriginal, "the original is missing")
@@ -270,9 +273,12 @@ extension Library {
           let decoded = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options)
           let header = decoded.header
           var facts: [String] = []
-          if header.format.rawValue != record.format { facts.append("format \(header.format.rawValue), recorded \(record.format)") }
+          if header.format.rawValue != record.format {
+            facts.append("format \(header.format.rawValue), recorded \(record.format)")
+          }
           if header.uprightWidth != record.width || header.uprightHeight != record.height {
-            facts.append("size \(header.uprightWidth)×\(header.uprightHeight), recorded \(record.width)×\(record.height)")
+            facts.append(
+              "size \(header.uprightWidth)×\(header.uprightHeight), recorded \(record.width)×\(record.height)")
           }
           if header.orientation.rawValue != record.orientation {
             facts.append("orientation \(header.orientation.rawValue), recorded \(record.orientation)")
@@ -297,7 +303,8 @@ extension Library {
       }
     }
     verdict.originalHealthy = originalOK
-    let thumbnail = verifyThumbnail(record, spec: spec, options: options, quick: quick, store: store, originalOK: originalOK)
+    let thumbnail = verifyThumbnail(
+      record, spec: spec, options: options, quick: quick, store: store, originalOK: originalOK)
     verdict.findings += thumbnail.findings
     verdict.bytesRead += thumbnail.bytesRead
     return verdict
@@ -312,21 +319,29 @@ extension Library {
     let thumbnail = record.thumbnailPath(spec: spec)
     let regenerate = originalOK ? "repair makes it again from the original" : "restore the original first"
     func finding(_ kind: Finding.Kind, _ problem: String) -> [Finding] {
-      [Finding(kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK, reviews: record.reviews)]
+      [
+        Finding(
+          kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK,
+          reviews: record.reviews)
+      ]
     }
-    guard let size = store.size(of: thumbnail) else { return (finding(.missingThumbnail, "the thumbnail is missing"), 0) }
+    guard let size = store.size(of: thumbnail) else {
+      return (finding(.missingThumbnail, "the thumbnail is missing"), 0)
+    }
     guard !quick else { return ([], 0) }
     do {
       let bytes = try store.read(thumbnail)
       let header = try ImagePipeline.decode(bytes, options: options).header
       let expected = spec.size(forUprightWidth: record.width, height: record.height)
-      if header.width != expected.width || header.height != expected.height || header.format.rawValue != record.thumbnailFormat
+      if header.width != expected.width || header.height != expected.height
+        || header.format.rawValue != record.thumbnailFormat
         || header.width != record.thumbnailWidth || header.height != record.thumbnailHeight
       {
         return (
           finding(
             .staleThumbnail,
-            "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)"),
+            "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)"
+          ),
           size
         )
       }
@@ -350,7 +365,8 @@ extension Library {
         findings.append(
           Finding(
             kind: .unreferencedFile, target: file, problem: "no record refers to this file",
-            remedy: file.hasPrefix(LibraryLayout.thumbnails) ? "repair deletes it (a thumbnail can be made again)" : "repair moves it to lost+found",
+            remedy: file.hasPrefix(LibraryLayout.thumbnails)
+              ? "repair deletes it (a thumbnail can be made again)" : "repair moves it to lost+found",
             repairable: true))
       } else {
         findings.append(

@@ -41,7 +41,8 @@ extension Library {
         let broken = try sql { () throws(DatabaseError) in
           try database.query(
             "SELECT review, position FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) "
-              + "OR review NOT IN (SELECT id FROM reviews)") { ($0.text(0), $0.int(1)) }
+              + "OR review NOT IN (SELECT id FROM reviews)"
+          ) { ($0.text(0), $0.int(1)) }
         }
         if !dryRun {
           try sql { () throws(DatabaseError) in
@@ -67,7 +68,10 @@ extension Library {
         return true
       }
       if needed {
-        did(finding, finding.kind == .coverMissing ? "made the first image the cover" : "numbered the images 1, 2, … in their order")
+        did(
+          finding,
+          finding.kind == .coverMissing
+            ? "made the first image the cover" : "numbered the images 1, 2, … in their order")
       }
     }
 
@@ -92,17 +96,22 @@ extension Library {
           }
         }
       }
-      did(finding, "recorded the original's facts: \(header.format.rawValue), \(header.uprightWidth)×\(header.uprightHeight), orientation \(header.orientation.rawValue)")
+      did(
+        finding,
+        "recorded the original's facts: \(header.format.rawValue), \(header.uprightWidth)×\(header.uprightHeight), orientation \(header.orientation.rawValue)"
+      )
     }
 
     // Thumbnails, made again from their originals.
     let thumbnailKinds: [Finding.Kind] = [.missingThumbnail, .thumbnailUndecodable, .staleThumbnail]
     let spec = thumbnailSpec
-    let byThumbnail = Dictionary(records.map { ($0.thumbnailPath(spec: spec), $0) }, uniquingKeysWith: { first, _ in first })
+    let byThumbnail = Dictionary(
+      records.map { ($0.thumbnailPath(spec: spec), $0) }, uniquingKeysWith: { first, _ in first })
     for finding in thumbnailKinds.flatMap({ byKind[$0] ?? [] }) where finding.repairable {
       guard let record = byThumbnail[finding.target] else { continue }
       // Still wrong? Only the thumbnail is looked at again: the remake checks the original.
-      let now = Self.verifyThumbnail(record, spec: spec, options: decodeOptions, quick: false, store: files, originalOK: true)
+      let now = Self.verifyThumbnail(
+        record, spec: spec, options: decodeOptions, quick: false, store: files, originalOK: true)
       guard !now.findings.isEmpty else { continue }
       do throws(CatalogueError) {
         if dryRun {
@@ -167,7 +176,8 @@ extension Library {
     guard SHA256.hex(bytes) == record.sha256 else {
       throw .invalidArgument("\(record.originalPath) no longer hashes to its name")
     }
-    let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: thumbnailSpec, options: decodeOptions)
+    let prepared = try PreparedImage.make(
+      bytes: bytes, source: record.originalPath, spec: thumbnailSpec, options: decodeOptions)
     try storeThumbnail(prepared)
   }
 
@@ -176,12 +186,16 @@ extension Library {
     let thumbnail = prepared.processed.thumbnail
     try files.write(
       thumbnail.bytes,
-      to: LibraryLayout.thumbnail(sha256: prepared.sha256, spec: prepared.spec.name, fileExtension: thumbnail.format.fileExtension))
+      to: LibraryLayout.thumbnail(
+        sha256: prepared.sha256, spec: prepared.spec.name, fileExtension: thumbnail.format.fileExtension))
     try write { () throws(CatalogueError) in
       try sql { () throws(DatabaseError) in
         try database.run(
           "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
-          [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(prepared.sha256)])
+          [
+            .text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height),
+            .text(prepared.sha256),
+          ])
       }
     }
   }

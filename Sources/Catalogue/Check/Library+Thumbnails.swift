@@ -64,7 +64,8 @@ extension Library {
         let thumbnail = prepared.processed.thumbnail
         try store.write(
           thumbnail.bytes,
-          to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
+          to: LibraryLayout.thumbnail(
+            sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
         return .made(thumbnail)
       } catch {
         if case .io(let operation, _, _) = error, operation != "read" {
@@ -88,7 +89,10 @@ extension Library {
           guard case .made(let thumbnail) = outcome else { continue }
           try database.run(
             "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
-            [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(record.sha256)])
+            [
+              .text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height),
+              .text(record.sha256),
+            ])
         }
       }
     }

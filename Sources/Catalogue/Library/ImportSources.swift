@@ -73,9 +73,11 @@ public struct ImportSources: Sendable, Equatable {
         var link = stat()
         let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
         let reason =
-          code == ELOOP ? "a symbolic link loop"
-          : isLink && code == ENOENT ? "a broken symbolic link"
-          : "cannot be read: \(Errno.describe(code))"
+          code == ELOOP
+          ? "a symbolic link loop"
+          : isLink && code == ENOENT
+            ? "a broken symbolic link"
+            : "cannot be read: \(Errno.describe(code))"
         result.skipped.append(Skipped(path: path, reason: reason))
         continue
       }

@@ -52,7 +52,8 @@ extension Library {
           try files.remove(LibraryLayout.original(sha256: hash, fileExtension: format.fileExtension))
         }
         let folder = "\(LibraryLayout.thumbnails)/\(hash.prefix(2))"
-        for file in try files.files(under: folder) where file.hasPrefix("\(folder)/\(hash)-") && Self.isStoreName(file) {
+        for file in try files.files(under: folder) where file.hasPrefix("\(folder)/\(hash)-") && Self.isStoreName(file)
+        {
           try files.remove(file)
         }
         // A shard folder the command made for these files goes with them when it is empty.
@@ -72,4 +73,3 @@ extension Library {
     }
   }
 }
-

@@ -260,9 +260,11 @@ extension Library {
   ) throws(CatalogueError) -> AttachReport {
     var failures = failures
     let attachedHashes = try write { () throws(CatalogueError) -> [String] in
-      guard try sql({ () throws(DatabaseError) in
-        try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
-      }) else { throw .reviewNotFound(reference) }
+      guard
+        try sql({ () throws(DatabaseError) in
+          try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
+        })
+      else { throw .reviewNotFound(reference) }
       let current = try images(of: id)
       var hashes = current.map(\.image.sha256)
       var added: [String] = []
@@ -424,7 +426,8 @@ extension Library {
     case 0: throw .imageNotFound(review: id, reference: reference)
     case 1: return matches[0]
     default:
-      throw .ambiguousImage(review: id, reference: reference, candidates: matches.map { String($0.image.sha256.prefix(12)) })
+      throw .ambiguousImage(
+        review: id, reference: reference, candidates: matches.map { String($0.image.sha256.prefix(12)) })
     }
   }
 }

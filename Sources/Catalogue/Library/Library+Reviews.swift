@@ -106,7 +106,7 @@ extension Library {
           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
           """, [.text(id)] + fields)
         return id
-      } catch where error.isConstraintViolation {
+      } catch  where error.isConstraintViolation {
         continue  // the id is taken: draw again
       } catch {
         throw .database(error)
@@ -211,9 +211,12 @@ extension Library {
       }
       for id in ids {
         for neighbour in [
-          "SELECT id FROM reviews WHERE id < ? ORDER BY id DESC LIMIT 1", "SELECT id FROM reviews WHERE id > ? ORDER BY id LIMIT 1",
+          "SELECT id FROM reviews WHERE id < ? ORDER BY id DESC LIMIT 1",
+          "SELECT id FROM reviews WHERE id > ? ORDER BY id LIMIT 1",
         ] {
-          if case .text(let other) = try database.scalar(neighbour, [.text(id)]) { longest = max(longest, shared(id, other)) }
+          if case .text(let other) = try database.scalar(neighbour, [.text(id)]) {
+            longest = max(longest, shared(id, other))
+          }
         }
       }
     }
@@ -353,13 +356,15 @@ extension Library {
         // of it is a review, and joining each match to its review (to count them, or to rank
         // them) costs a lookup a match, which on a common word is most of the time.
         let indexOnly = query.search != nil && conditions.count == 1
-        let counting = indexOnly
+        let counting =
+          indexOnly
           ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
           : "SELECT count(*) FROM \(from)\(filter)"
         let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
         // The page's rows are found first from the indexes alone; only those are then read
         // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
-        let paging = indexOnly && sort == .relevance
+        let paging =
+          indexOnly && sort == .relevance
           ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
             + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
           : "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?"
@@ -379,13 +384,16 @@ extension Library {
           WHERE r.seq IN (\(placeholders))
           """, page.map { SQLValue($0) }
         ) { row in
-          (row.int(0), ReviewSummary(
-            id: row.text(1), title: row.text(2), rating: row.int(3),
-            category: Category(rawValue: row.text(4)) ?? .other, favorite: row.bool(5),
-            created: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
-            updated: DateText.parse(row.text(7)) ?? Date(timeIntervalSince1970: 0),
-            imageCount: row.int(8),
-            cover: row.optionalText(9) == nil ? nil : storedImage(row, from: 9)))
+          (
+            row.int(0),
+            ReviewSummary(
+              id: row.text(1), title: row.text(2), rating: row.int(3),
+              category: Category(rawValue: row.text(4)) ?? .other, favorite: row.bool(5),
+              created: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
+              updated: DateText.parse(row.text(7)) ?? Date(timeIntervalSince1970: 0),
+              imageCount: row.int(8),
+              cover: row.optionalText(9) == nil ? nil : storedImage(row, from: 9))
+          )
         }
         let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
         return ReviewPage(reviews: page.compactMap { bySeq[$0] }, total: total, offset: query.offset)

@@ -108,7 +108,8 @@ public final class Library {
       throw .damagedDatabase(path: file, reason: "it is empty (0 bytes): was a copy cut short?")
     }
     if count != 16 || head != Array("SQLite format 3\0".utf8) {
-      throw .damagedDatabase(path: file, reason: "it does not start like an SQLite database (damaged, or another kind of file)")
+      throw .damagedDatabase(
+        path: file, reason: "it does not start like an SQLite database (damaged, or another kind of file)")
     }
   }
 

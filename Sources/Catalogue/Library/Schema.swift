@@ -77,7 +77,7 @@ enum Schema {
             VALUES ('delete', old.seq, old.title, old.body);
           INSERT INTO reviews_fts (rowid, title, body) VALUES (new.seq, new.title, new.body);
         END;
-        """),
+        """)
   ]
 
   /// Brings `database` to the current version, one transaction a migration.

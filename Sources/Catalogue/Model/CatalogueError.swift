@@ -78,7 +78,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "\(path) was written by an older catalogue (schema \(found); this build writes \(known)): "
         + "run `catalogue upgrade` to bring it up to date (read commands never change a library)"
     case .folderNotEmpty(let path, let entries):
-      let shown = entries.prefix(3).joined(separator: ", ") + (entries.count > 3 ? " and \(entries.count - 3) more" : "")
+      let shown =
+        entries.prefix(3).joined(separator: ", ") + (entries.count > 3 ? " and \(entries.count - 3) more" : "")
       return "cannot make a library in \(path): it holds other files (\(shown)); "
         + "give a new or empty folder, such as \(path.hasSuffix("/") ? path : path + "/")Reviews"
     case .alreadyALibrary(let path):
@@ -104,11 +105,13 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .imageNotFound(let review, let reference):
       return "review \(review) has no image \(reference): give a position (1, 2, …) or a prefix of the image's hash"
     case .badImageReference(let reference):
-      return "\(reference) is not an image reference: give a position (1, 2, …) or at least 4 hexadecimal digits of the picture's SHA-256"
+      return
+        "\(reference) is not an image reference: give a position (1, 2, …) or at least 4 hexadecimal digits of the picture's SHA-256"
     case .invalidQuery(let problem):
       return problem
     case .unknownCategory(let label, let suggestion):
-      return "category \(label) is new to this library: did you mean \(suggestion)? (--new-category to add \(label) as a label of its own)"
+      return
+        "category \(label) is new to this library: did you mean \(suggestion)? (--new-category to add \(label) as a label of its own)"
     case .ambiguousImage(let review, let reference, let candidates):
       return "image \(reference) of review \(review) is ambiguous: it starts \(candidates.joined(separator: ", "))"
     case .imageAlreadyAttached(let review, let sha256, let position):
@@ -120,7 +123,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .notARegularFile(let path, let kind):
       return "\(path): \(kind), not a regular file: only files can be read; copy it into a file first"
     case .fileTooLarge(let path, let bytes, let cap):
-      return "\(path): \(Self.size(bytes)) is over the largest file this library takes (\(Self.size(cap))); nothing was read"
+      return
+        "\(path): \(Self.size(bytes)) is over the largest file this library takes (\(Self.size(cap))); nothing was read"
     case .textTooLarge(let path, let cap):
       return "\(path): more text than a review may hold (\(Self.size(cap))); nothing was read"
     case .notText(let path):

@@ -109,7 +109,8 @@ extension ReviewDraft {
         let name = String(repeating: "0", count: max(0, 4 - code.count)) + code
         let place = allowed.contains("\n") ? "byte \(offset) (line \(line), column \(column))" : "byte \(offset)"
         return "\(field) has a control character U+\(name) at \(place): only "
-          + (allowed.isEmpty ? "printable characters are allowed" : "tab and newline are allowed among control characters")
+          + (allowed.isEmpty
+            ? "printable characters are allowed" : "tab and newline are allowed among control characters")
       }
       offset += UTF8.width(scalar)
       if scalar == "\n" {

@@ -32,8 +32,7 @@ public enum Resizer {
 
   /// The size that fits `width` × `height` into a `longestEdge` square, aspect kept, never
   /// larger than the original.
-  public static func fittingSize(width: Int, height: Int, longestEdge: Int) -> (width: Int, height: Int)
-  {
+  public static func fittingSize(width: Int, height: Int, longestEdge: Int) -> (width: Int, height: Int) {
     let longest = max(width, height)
     guard longest > longestEdge else { return (width, height) }
     let scale = Double(longestEdge) / Double(longest)
@@ -188,8 +187,9 @@ private struct Plane {
                 for x in x0..<x1 {
                   sum &+= SIMD4(weighted[x * 4], weighted[x * 4 + 1], weighted[x * 4 + 2], weighted[x * 4 + 3])
                 }
-                row[ox] = Sample(
-                  Float(sum.x) / 255, Float(sum.y) / 255, Float(sum.z) / 255, Float(sum.w)) / area
+                row[ox] =
+                  Sample(
+                    Float(sum.x) / 255, Float(sum.y) / 255, Float(sum.z) / 255, Float(sum.w)) / area
               }
             }
           }

@@ -18,8 +18,7 @@ public struct ThumbnailSpec: Sendable, Hashable, Codable, CustomStringConvertibl
   /// Whether JPEG thumbnails are progressive.
   public var progressive: Bool
 
-  public init(longestEdge: Int = 256, mode: Mode = .fit, quality: Int = 85, progressive: Bool = false)
-  {
+  public init(longestEdge: Int = 256, mode: Mode = .fit, quality: Int = 85, progressive: Bool = false) {
     self.longestEdge = longestEdge
     self.mode = mode
     self.quality = quality
