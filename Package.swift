@@ -64,14 +64,20 @@ let package = Package(
       dependencies: ["ImagePipeline"],
       swiftSettings: swiftSettings
     ),
+    // What the Catalogue and CLI tests share: temporary folders and the committed fixtures.
+    .target(
+      name: "TestSupport",
+      path: "Tests/TestSupport",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["catalogue"],
+      dependencies: ["catalogue", "TestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "CatalogueTests",
-      dependencies: ["Catalogue", "ImagePipeline"],
+      dependencies: ["Catalogue", "ImagePipeline", "TestSupport"],
       swiftSettings: swiftSettings
     ),
   ]

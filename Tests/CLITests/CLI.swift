@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `catalogue` executable, as a user would.
 struct CLI {
@@ -97,26 +98,4 @@ struct CLI {
     let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
     return try #require(object as? [String: Any])
   }
-}
-
-final class TemporaryFolder: @unchecked Sendable {
-  let path: String
-
-  init() {
-    var template = Array("\(NSTemporaryDirectory())/catalogue-cli-XXXXXX".utf8CString)
-    path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func file(_ name: String) -> String { "\(path)/\(name)" }
-}
-
-enum Fixture {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
-  static func image(_ name: String) -> String { root.appendingPathComponent("images/\(name)").path }
-  static func hostile(_ name: String) -> String { root.appendingPathComponent("hostile/\(name)").path }
 }

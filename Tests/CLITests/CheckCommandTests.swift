@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("check, check --repair, thumbnails --rebuild")
 struct CheckCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every hostile fixture through `attach`: the exact error, exit status 1, and the library
 /// folder byte-for-byte as it was.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The README's examples are true: each `$ catalogue …` line of its console blocks, run on
 /// the sample library, prints what the README shows, and its JSON example is a real review.

@@ -2,6 +2,7 @@
 import Foundation
 import ImagePipeline
 import Testing
+import TestSupport
 
 /// Exported bundles: their files, their pages, the round trip, and bundles that must be refused.
 @Suite("Review bundles")
@@ -315,9 +316,14 @@ struct BundleTests {
     try FileManager.default.createDirectory(
       atPath: "\(out)/\(name)", withIntermediateDirectories: true)
     try "x".write(toFile: "\(out)/\(name)/photo.txt", atomically: true, encoding: .utf8)
-    #expect(throws: CatalogueError.self) {
+    let blocked = #expect(throws: CatalogueError.self) {
       try test.library.export([other.id], to: out, force: true)
     }
+    guard case .exportBlocked(let path, _)? = blocked else {
+      Issue.record("expected exportBlocked, not \(String(describing: blocked))")
+      return
+    }
+    #expect(path == "\(out)/\(name)")
     #expect(FileManager.default.fileExists(atPath: "\(out)/\(name)/photo.txt"))
     // A page that is not ours where the catalogue page goes.
     try FileManager.default.removeItem(atPath: "\(bundle)/my-notes.txt")
@@ -367,7 +373,11 @@ struct BundleTests {
     #expect(
       FileManager.default.fileExists(atPath: "\(out)/\(zodiac)/images/\(cover)-thumbnail.jpg"))
     // Again: refused, then forced.
-    #expect(throws: CatalogueError.self) { try test.library.exportAll(to: out) }
+    let again = #expect(throws: CatalogueError.self) { try test.library.exportAll(to: out) }
+    guard case .bundleExists? = again else {
+      Issue.record("expected bundleExists, not \(String(describing: again))")
+      return
+    }
     #expect(try test.library.exportAll(to: out, force: true).bundles.count == 5)
   }
 

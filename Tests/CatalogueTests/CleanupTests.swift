@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 
 /// Commands clean up after themselves: what a failed, interrupted or racing command wrote goes
 /// again, and readers wait for a busy writer instead of failing.

@@ -2,6 +2,7 @@
 import Foundation
 import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("Images in the library")
 struct ImageTests {

@@ -2,6 +2,7 @@
 import Foundation
 import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("Opening libraries and the schema")
 struct SchemaTests {
@@ -66,7 +67,14 @@ struct SchemaTests {
         Schema.Migration(
           version: Schema.current + 3, sql: "CREATE TABLE half (x INTEGER); THIS IS NOT SQL")
       ]
-    #expect(throws: CatalogueError.self) { try Schema.migrate(database, path: test.path, migrations: broken) }
+    let error = #expect(throws: CatalogueError.self) {
+      try Schema.migrate(database, path: test.path, migrations: broken)
+    }
+    guard case .database(let cause)? = error else {
+      Issue.record("expected SQLite's error, not \(String(describing: error))")
+      return
+    }
+    #expect(cause.message.contains("syntax error"), "\(cause)")
     #expect(try Schema.version(of: database) == Schema.current + 2)
     #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'half'") == .integer(0))
   }

@@ -1,20 +1,7 @@
 @testable import Catalogue
 import Foundation
 import Testing
-
-/// A fresh folder per test, removed afterwards.
-final class TemporaryFolder {
-  let path: String
-
-  init() {
-    var template = Array("\(NSTemporaryDirectory())/catalogue-test-XXXXXX".utf8CString)
-    path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func file(_ name: String) -> String { "\(path)/\(name)" }
-}
+import TestSupport
 
 /// A library in a fresh temporary folder.
 struct TestLibrary {
@@ -26,16 +13,6 @@ struct TestLibrary {
   }
 
   var path: String { library.path }
-}
-
-enum Fixture {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
-  static func image(_ name: String) -> String { root.appendingPathComponent("images/\(name)").path }
-  static func hostile(_ name: String) -> String { root.appendingPathComponent("hostile/\(name)").path }
-  static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 }
 
 /// Every file below `folder` with its SHA-256, to show that nothing changed.

@@ -1,0 +1,33 @@
+public import Foundation
+
+/// A fresh temporary folder per test, removed with everything in it afterwards.
+public final class TemporaryFolder: @unchecked Sendable {
+  public let path: String
+
+  public init() {
+    var template = Array("\(NSTemporaryDirectory())/catalogue-test-XXXXXX".utf8CString)
+    path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  /// The path of `name` inside the folder.
+  public func file(_ name: String) -> String { "\(path)/\(name)" }
+}
+
+/// The committed test images (see Fixtures/README.md), found from this file's path so that the
+/// tests do not depend on the working directory.
+public enum Fixture {
+  public static let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+  /// The path of a well-formed picture.
+  public static func image(_ name: String) -> String { root.appendingPathComponent("images/\(name)").path }
+  /// The path of a deliberately broken file.
+  public static func hostile(_ name: String) -> String { root.appendingPathComponent("hostile/\(name)").path }
+  /// The bytes of the file at `path`.
+  public static func bytes(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+  }
+}
