@@ -106,3 +106,23 @@ struct ReviewTests {
     #expect(try test.library.resolve("abcd000000000002") == "abcd000000000002")
   }
 }
+
+@Suite("Stored times")
+struct DateTextTests {
+  @Test(arguments: [
+    "2026-02-31T00:00:00.000Z", "2026-02-29T00:00:00Z", "2026-04-31T12:00:00.000Z", "1900-02-29T00:00:00Z",
+    "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-01-32T00:00:00Z", "2026-01-01T24:00:00Z",
+  ])
+  func impossibleDatesAreRefused(text: String) {
+    #expect(DateText.parse(text) == nil)
+  }
+
+  @Test(arguments: [
+    "2024-02-29T00:00:00.000Z", "2000-02-29T23:59:59Z", "2026-12-31T23:59:59.999Z", "2026-04-30T00:00:00Z",
+  ])
+  func realDatesRoundTrip(text: String) throws {
+    let date = try #require(DateText.parse(text))
+    let stored = text.count == 20 ? String(text.dropLast()) + ".000Z" : text
+    #expect(DateText.format(date) == stored)
+  }
+}

@@ -33,7 +33,8 @@ public enum DateText {
       bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
       let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
       let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+      (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+      second < 61
     else { return nil }
     var milliseconds: Int32 = 0
     if bytes.count == 24 {
@@ -49,5 +50,16 @@ public enum DateText {
     parts.tm_sec = second
     let seconds = timegm(&parts)
     return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+  }
+
+  /// The days of `month` (1–12) in `year` of the Gregorian calendar: 2026-02-31 is no date.
+  static func daysIn(month: Int32, year: Int32) -> Int32 {
+    switch month {
+    case 2:
+      let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+      return leap ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
   }
 }
