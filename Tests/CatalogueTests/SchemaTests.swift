@@ -91,3 +91,34 @@ struct SchemaTests {
     #expect(report.failures.first?.error.description.contains("too many pixels") == true)
   }
 }
+
+@Suite("The SQLite layer")
+struct DatabaseTests {
+  @Test func theStatementCacheStaysBoundedAndStatementsStayUsable() throws {
+    let test = try TestLibrary()
+    for index in 0..<20 { _ = try test.library.create(draft("Review \(index)")) }
+    let database = test.library.database
+    // As many shapes of `IN (?, …)` as a long listing might make.
+    for count in 1...200 {
+      let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
+      let rows = try database.query(
+        "SELECT count(*) FROM reviews WHERE seq IN (\(placeholders))", (1...count).map { .integer(Int64($0)) }
+      ) { $0.int(0) }
+      #expect(rows == [min(count, 20)])
+    }
+    #expect(database.cachedStatements <= Database.statementCacheLimit)
+    // A statement evicted while it is being stepped finishes its rows.
+    var seen = 0
+    let ids = try database.query(
+      "SELECT id FROM reviews",
+      row: { (statement) throws(DatabaseError) -> String in
+        // On the first row, more new statements than the cache holds: this one is evicted.
+        if seen == 0 {
+          for other in 0...Database.statementCacheLimit { _ = try database.scalar("SELECT \(other) + 1000") }
+        }
+        seen += 1
+        return statement.text(0)
+      })
+    #expect(seen == 20 && Set(ids).count == 20)
+  }
+}

@@ -24,7 +24,12 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
 final class Database {
   private let handle: OpaquePointer
   let path: String
-  private var statements: [String: Statement] = [:]
+  /// Prepared statements by SQL, with when each was last used. Bounded: SQL made with a
+  /// varying number of placeholders (`IN (?, ?, …)`) would otherwise add one a shape.
+  private var statements: [String: (statement: Statement, used: UInt64)] = [:]
+  private var uses: UInt64 = 0
+  /// The most statements kept prepared; the least recently used goes first.
+  static let statementCacheLimit = 64
 
   /// Opens (or, with `create`, creates) the database at `path`.
   /// The corresponding C function is `sqlite3_open_v2`.
@@ -79,9 +84,11 @@ final class Database {
   /// A prepared statement for `sql`, cached for the connection's life, reset and unbound.
   /// The corresponding C function is `sqlite3_prepare_v3`.
   func statement(_ sql: String) throws(DatabaseError) -> Statement {
+    uses += 1
     if let cached = statements[sql] {
-      cached.reset()
-      return cached
+      statements[sql]?.used = uses
+      cached.statement.reset()
+      return cached.statement
     }
     var prepared: OpaquePointer?
     try check(
@@ -91,7 +98,13 @@ final class Database {
       throw DatabaseError(code: SQLITE_MISUSE, message: "no statement in the SQL", sql: sql)
     }
     let statement = Statement(database: self, handle: prepared, sql: sql)
-    statements[sql] = statement
+    if statements.count >= Self.statementCacheLimit,
+      let oldest = statements.min(by: { $0.value.used < $1.value.used })?.key
+    {
+      // A caller still stepping it keeps it alive; it is finalized when the last one lets go.
+      statements[oldest] = nil
+    }
+    statements[sql] = (statement, uses)
     return statement
   }
 
@@ -144,6 +157,9 @@ final class Database {
     defer { try? execute("COMMIT") }
     return try body()
   }
+
+  /// How many statements are kept prepared.
+  var cachedStatements: Int { statements.count }
 
   /// Rows changed by the last statement. The corresponding C function is `sqlite3_changes`.
   var changes: Int { Int(sqlite3_changes(handle)) }
