@@ -1,4 +1,4 @@
-import ImagePipeline
+@testable import ImagePipeline
 import Testing
 
 @Suite("Decoding JPEG and PNG")
@@ -167,4 +167,22 @@ func boxAverage(_ image: PixelBuffer, factor: Int) -> PixelBuffer {
     }
   }
   return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
+}
+
+@Suite("The JPEG decoder's input")
+struct JPEGDecoderLifetimeTests {
+  @Test func aDecoderThatOutlivesItsInputRefusesToRead() throws {
+    let bytes = try Fixture.image("baseline.jpg")
+    var escaped: JPEGDecoder?
+    let header = try bytes.withUnsafeBufferPointer { buffer throws(ImageError) in
+      try JPEGDecoder.reading(UnsafeRawBufferPointer(buffer)) { (decoder) throws(ImageError) in
+        escaped = decoder
+        return try decoder.readHeader()
+      }
+    }
+    #expect(header.width > 0)
+    let error = ImageError.corrupt(.jpeg, detail: "internal error: a JPEG decoder was used after its input")
+    #expect(throws: error) { try escaped?.decode(scaleDenominator: 1, lenient: false) }
+    #expect(throws: error) { try escaped?.readHeader() }
+  }
 }

@@ -4,17 +4,37 @@ import CJPEGShims
 ///
 /// Every call goes through the C entry points of `CJPEGShims`, which catch libjpeg's fatal
 /// errors with `setjmp` in their own frames. Not `Sendable`: one decoder, one thread.
+///
+/// libjpeg keeps the pointer its memory source was given for every later call, so a decoder
+/// exists only inside ``reading(_:_:)``, for as long as the bytes it borrows: after the body
+/// returns, any use of a decoder that escaped it fails instead of reading freed memory.
 final class JPEGDecoder {
   private let handle: OpaquePointer
+  private let bytes: UnsafeRawBufferPointer
+  private var open = true
 
-  init() throws(ImageError) {
+  private init(_ bytes: UnsafeRawBufferPointer) throws(ImageError) {
     guard let handle = cjpegshims_decoder_create() else {
       throw .corrupt(.jpeg, detail: "libjpeg could not allocate a decoder")
     }
     self.handle = handle
+    self.bytes = bytes
   }
 
   deinit { cjpegshims_decoder_destroy(handle) }
+
+  /// Runs `body` with a decoder reading `bytes`, which must stay valid until it returns.
+  static func reading<T>(_ bytes: UnsafeRawBufferPointer, _ body: (JPEGDecoder) throws(ImageError) -> T)
+    throws(ImageError) -> T
+  {
+    let decoder = try JPEGDecoder(bytes)
+    defer { decoder.open = false }
+    return try body(decoder)
+  }
+
+  private func checkOpen() throws(ImageError) {
+    guard open else { throw .corrupt(.jpeg, detail: "internal error: a JPEG decoder was used after its input") }
+  }
 
   /// Converts a C status into a thrown error, the one place that does.
   private func check(_ status: Int32) throws(ImageError) {
@@ -27,7 +47,8 @@ final class JPEGDecoder {
   }
 
   /// Reads the headers. The corresponding C function is `jpeg_read_header`.
-  func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
+  func readHeader() throws(ImageError) -> ImageHeader {
+    try checkOpen()
     var frame = cjpegshims_header()
     let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
     try check(cjpegshims_decoder_read_header(handle, base, UInt(bytes.count), &frame))
@@ -50,6 +71,7 @@ final class JPEGDecoder {
   /// The corresponding C functions are `jpeg_start_decompress`, `jpeg_read_scanlines` and
   /// `jpeg_finish_decompress`.
   func decode(scaleDenominator: Int, lenient: Bool) throws(ImageError) -> (PixelBuffer, [String]) {
+    try checkOpen()
     var width: Int32 = 0
     var height: Int32 = 0
     try check(cjpegshims_decoder_start(handle, Int32(scaleDenominator), &width, &height))

@@ -10,7 +10,7 @@ public enum ImagePipeline {
   /// What the header says, without decoding pixels.
   public static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     switch try Sniffer.supportedFormat(of: bytes) {
-    case .jpeg: return try JPEGDecoder().readHeader(bytes)
+    case .jpeg: return try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in try decoder.readHeader() }
     default: return try PNGCodec.header(bytes)
     }
   }
@@ -34,17 +34,18 @@ public enum ImagePipeline {
   ) throws(ImageError) -> DecodedImage {
     switch try Sniffer.supportedFormat(of: bytes) {
     case .jpeg:
-      let decoder = try JPEGDecoder()
-      let header = try decoder.readHeader(bytes)
-      try header.checkBudget(options.pixelBudget)
-      let denominator = minimumSize(header).map {
-        scaleDenominator(width: header.width, height: header.height, atLeast: $0)
+      return try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+        let header = try decoder.readHeader()
+        try header.checkBudget(options.pixelBudget)
+        let denominator = minimumSize(header).map {
+          scaleDenominator(width: header.width, height: header.height, atLeast: $0)
+        }
+        let (pixels, _) = try decoder.decode(
+          scaleDenominator: denominator ?? 1, lenient: options.lenient)
+        return DecodedImage(
+          header: header, pixels: pixels, warnings: decoder.warnings,
+          scaleDenominator: denominator ?? 1)
       }
-      let (pixels, _) = try decoder.decode(
-        scaleDenominator: denominator ?? 1, lenient: options.lenient)
-      return DecodedImage(
-        header: header, pixels: pixels, warnings: decoder.warnings,
-        scaleDenominator: denominator ?? 1)
     default:
       return try PNGCodec.decode(bytes, options: options)
     }
