@@ -93,7 +93,7 @@ enum Commands {
     spec: CommandSpec(
       "add", summary: "add a review", synopsis: "--title TEXT --rating N --category NAME [options]",
       details:
-        "Prints the new review's id (with --json, the whole record). Images given with --image are attached at once.",
+        "Prints the new review's id (with --json, the whole record). Pictures given with --image are attached in the same step, all or nothing: if one cannot be used, no review is added.",
       options: reviewFields + [
         .init(
           "image", value: "FILE", repeatable: true,
@@ -116,25 +116,26 @@ enum Commands {
       favorite: arguments.has("favorite"))
     let library = try context.openLibrary()
     if !arguments.has("new-category") { try library.checkNewCategory(draft.category) }
-    // Folders are looked through before the review is made, so that one with no pictures
-    // refuses the command whole.
-    let sources = arguments.has("image") ? try importSources(arguments.all("image")) : nil
-    var review = try library.create(draft)
-    var status: Int32 = 0
-    if let sources {
-      let report: (review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped])
+    let review: Review
+    if arguments.has("image") {
+      // All or nothing: a picture that cannot be used adds no review at all.
+      let sources = try importSources(arguments.all("image"))
+      Progress.shared.start("Importing")
       do {
-        report = try attachFiles(sources, to: review.id, cover: nil, library: library)
-      } catch CatalogueError.interrupted {
-        // The review itself was committed before the pictures began: say so, not "nothing".
-        Terminal.printError("interrupted: review \(review.id) was added, without its pictures")
-        return 128 + (Interruption.signal ?? SIGINT)
+        review = try library.create(draft, attaching: sources.files) { progress in
+          Progress.shared.update(done: progress.done, total: progress.total)
+        }
+        Progress.shared.clear()
+      } catch CatalogueError.picturesRefused(let failures, let total) {
+        Progress.shared.clear()
+        for failure in failures { Terminal.printError("error: \(failure.error)") }
+        throw CatalogueError.picturesRefused(failures, total: total)
       }
-      review = report.review
-      status = report.failures.isEmpty ? 0 : 1
+    } else {
+      review = try library.create(draft)
     }
     Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : review.id)
-    return status
+    return 0
   }
 
   static let edit = Command(

@@ -104,4 +104,33 @@ struct ImageCommandTests {
     #expect(reviews.allSatisfy { $0["imageCount"] as? Int == 1 })
     #expect(Set(reviews.compactMap { $0["title"] as? String }).count == 16)
   }
+
+  @Test func addWithPicturesIsAllOrNothing() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    // A picture in the library already, which the refused add also names: it must stay.
+    try #require(try cli("attach", id, Fixture.image("grayscale.jpg")).status == 0)
+    let before = try HostileImportTests.hashes(cli.library)
+    let refused = try cli(
+      "add", "--title", "T", "--rating", "3", "--category", "book", "--image", Fixture.image("baseline.jpg"),
+      "--image", Fixture.image("grayscale.jpg"), "--image", Fixture.hostile("text.jpg"))
+    #expect(refused.status == 1)
+    #expect(refused.output.isEmpty)
+    #expect(
+      refused.error == """
+        error: \(Fixture.hostile("text.jpg")): not an image: the data is neither JPEG nor PNG (nor any known image format)
+        error: nothing was added: 1 of 3 pictures could not be used; fix or leave out that file and try again
+
+        """)
+    // Byte for byte as before, but for SQLite's shared-memory index and log.
+    let unchanged = { (files: [String: Data?]) in files.filter { !$0.key.hasPrefix("catalogue.sqlite-") } }
+    #expect(unchanged(try HostileImportTests.hashes(cli.library)) == unchanged(before))
+    #expect(try cli("list").output.hasSuffix("1 review\n"))
+    let added = try cli(
+      "add", "--title", "T", "--rating", "3", "--category", "book", "--image", Fixture.image("baseline.jpg"),
+      "--image", Fixture.image("rgb-8.png"), "--json")
+    #expect(added.status == 0)
+    #expect((try cli.json(added)["images"] as? [Any])?.count == 2)
+    #expect(try cli("check").status == 0)
+  }
 }

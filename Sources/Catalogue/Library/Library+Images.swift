@@ -57,6 +57,22 @@ public struct ReplaceResult: Sendable {
 public struct ImportFailure: Sendable, Equatable {
   public var source: String
   public var error: CatalogueError
+
+  public init(source: String, error: CatalogueError) {
+    self.source = source
+    self.error = error
+  }
+
+  /// `error` as one file's failure, when it is about the file (unreadable, not a picture, too
+  /// large); any other error (the library's own) is rethrown: it stops the whole import.
+  init(_ error: CatalogueError) throws(CatalogueError) {
+    switch error {
+    case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _), .fileTooLarge(let file, _, _):
+      self.init(source: file, error: error)
+    default:
+      throw error
+    }
+  }
 }
 
 extension Library {
@@ -211,13 +227,7 @@ extension Library {
             written.insert(prepared.sha256)
             stored.append((prepared.source, try store(prepared)))
           case .failure(let error):
-            switch error {
-            case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _),
-              .fileTooLarge(let file, _, _):
-              failures.append(ImportFailure(source: file, error: error))
-            default:
-              throw error
-            }
+            failures.append(try ImportFailure(error))
           }
         }
         return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
@@ -229,6 +239,57 @@ extension Library {
     // Pictures refused at the link (already attached, say) may have left files no record needs.
     try discardFiles(of: written.subtracting(report.review.images.map(\.image.sha256)))
     return report
+  }
+
+  /// Adds a review with the pictures in `sources`, all or nothing, as one command should: every
+  /// file is read and decoded first; if any cannot be used, nothing is added, the files written
+  /// go again, and ``CatalogueError/picturesRefused(_:total:)`` lists each failure.
+  public func create(
+    _ draft: ReviewDraft, attaching sources: [String], jobs: Int? = nil,
+    progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
+  ) throws(CatalogueError) -> Review {
+    let fields = try draft.validated()
+    var written: Set<String> = []
+    let id: String
+    do {
+      id = try importing { () throws(CatalogueError) -> String in
+        var stored: [StoredImage] = []
+        var failures: [ImportFailure] = []
+        try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+          try Interruption.check()
+          switch result {
+          case .success(let prepared):
+            if let twin = stored.firstIndex(where: { $0.sha256 == prepared.sha256 }) {
+              failures.append(
+                ImportFailure(
+                  source: prepared.source,
+                  error: .duplicatePicture(file: prepared.source, sha256: prepared.sha256, position: twin + 1)))
+            } else if failures.isEmpty {
+              written.insert(prepared.sha256)
+              stored.append(try store(prepared))
+            }
+          case .failure(let error):
+            failures.append(try ImportFailure(error))
+          }
+        }
+        if !failures.isEmpty { throw .picturesRefused(failures, total: sources.count) }
+        return try write { () throws(CatalogueError) -> String in
+          guard filesInPlace(stored) else {
+            let missing = stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
+            throw .io(operation: "keep", path: files.location(of: missing), code: ENOENT)
+          }
+          let id = try insertReview(fields, id: nil, created: now, updated: now)
+          for image in stored { try insertImageRecord(image) }
+          try relink(id, stored.map(\.sha256), cover: nil, now: nil)
+          try beforeCommitHook?()
+          return id
+        }
+      }
+    } catch {
+      discardFilesAfterFailure(of: written)
+      throw error
+    }
+    return try review(id)
   }
 
   /// Attaches pictures prepared already (see ``PreparedImage/make(bytes:source:spec:options:)``):

@@ -33,6 +33,11 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case ambiguousImage(review: String, reference: String, candidates: [String])
   /// The same picture is already attached to the review.
   case imageAlreadyAttached(review: String, sha256: String, position: Int)
+  /// The same picture given twice to one command.
+  case duplicatePicture(file: String, sha256: String, position: Int)
+  /// A command that takes its pictures all or nothing met some it could not use; each is
+  /// listed, of `total` given.
+  case picturesRefused([ImportFailure], total: Int)
   /// An image that could not be read or decoded; `file` is what the caller named.
   case imageRejected(file: String, reason: ImageError)
   /// A file operation failed: `operation` on `path` with `errno` `code`.
@@ -116,6 +121,11 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "image \(reference) of review \(review) is ambiguous: it starts \(candidates.joined(separator: ", "))"
     case .imageAlreadyAttached(let review, let sha256, let position):
       return "review \(review) already has this picture (\(sha256.prefix(12))) at position \(position)"
+    case .duplicatePicture(let file, let sha256, let position):
+      return "\(file): the same picture (\(sha256.prefix(12))) as picture \(position) of this command"
+    case .picturesRefused(let failures, let total):
+      return "nothing was added: \(failures.count) of \(total) picture\(total == 1 ? "" : "s") could not be used; "
+        + "fix or leave out \(failures.count == 1 ? "that file" : "those files") and try again"
     case .imageRejected(let file, let reason):
       return "\(file): \(reason)"
     case .io(let operation, let path, let code):
