@@ -14,8 +14,10 @@ extension Commands {
     let bundles: [ExportedJSON]
     let index: String?
     let archive: String?
+    /// Bundle folders of an earlier `--all` that this one removed.
+    let pruned: [String]
 
-    enum CodingKeys: String, CodingKey { case bundles, index, archive }
+    enum CodingKeys: String, CodingKey { case bundles, index, archive, pruned }
 
     /// Written out so that `index` and `archive` are `null` rather than missing.
     func encode(to encoder: any Encoder) throws {
@@ -23,6 +25,7 @@ extension Commands {
       try container.encode(bundles, forKey: .bundles)
       try container.encode(index, forKey: .index)
       try container.encode(archive, forKey: .archive)
+      try container.encode(pruned, forKey: .pruned)
     }
   }
 
@@ -85,7 +88,7 @@ extension Commands {
               ExportedJSON(
                 id: $0.id, title: $0.title, folder: $0.folder, path: $0.path, files: $0.files)
             },
-            index: report.index, archive: report.archive)))
+            index: report.index, archive: report.archive, pruned: report.pruned)))
       return 0
     }
     if let archive = report.archive {
@@ -95,6 +98,9 @@ extension Commands {
     }
     for bundle in report.bundles {
       Terminal.print("Exported \(Output.shortID(bundle.id)) (\(bundle.title)) to \(bundle.path)")
+    }
+    for name in report.pruned {
+      Terminal.print("Removed \(name): its review is no longer in the library (or was renamed)")
     }
     if let index = report.index {
       Terminal.print("Wrote the catalogue page \(index) (\(count(report.bundles.count, "review")))")

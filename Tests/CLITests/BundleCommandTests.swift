@@ -118,7 +118,7 @@ struct BundleCommandTests {
     try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
     let out = cli.folder.file("Exports")
     let exported = try cli.json(try cli("export", id, "--to", out, "--archive", "--json"))
-    #expect(Set(exported.keys) == ["bundles", "index", "archive"])
+    #expect(Set(exported.keys) == ["bundles", "index", "archive", "pruned"])
     #expect(exported["index"] is NSNull && exported["archive"] is NSNull)
     let bundles = try #require(exported["bundles"] as? [[String: Any]])
     #expect(bundles.count == 1)
@@ -206,6 +206,36 @@ struct BundleCommandTests {
       result.error.contains("body has a control character U+001B at byte 1 (line 1, column 2)"), "\(result.error)")
     #expect(result.error.hasSuffix("nothing was imported from it\n"))
     #expect(try cli.json(try cli.run(["--library", other, "list", "--json"]))["total"] as? Int == 0)
+  }
+
+  @Test func exportAllPrunesItsOwnStaleBundlesAndTidiesWhatAStopLeft() throws {
+    let cli = CLI()
+    let keep = try cli.withReview("Keep")
+    let drop = try cli.withReview("Drop")
+    let out = cli.folder.file("Site")
+    try #require(try cli("export", "--all", "--to", out).status == 0)
+    let kept = "keep-\(keep.prefix(6))"
+    let dropped = "drop-\(drop.prefix(6))"
+    #expect(try Self.folders(in: out).contains(dropped))
+    try #require(try cli("remove", drop, "--yes").status == 0)
+    // What a killed export leaves: a staging folder, an old bundle moved aside with its
+    // replacement never renamed in, a temporary archive; and the user's own things.
+    let manager = FileManager.default
+    try manager.createDirectory(
+      atPath: "\(out)/.tmp-0123456789abcdef-\(kept)/images", withIntermediateDirectories: true)
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(out)/.tmp-0123456789abcdef-\(kept)/review.json"))
+    try manager.moveItem(atPath: "\(out)/\(kept)", toPath: "\(out)/.tmp-1111111111111111-old-\(kept)")
+    try Data("t".utf8).write(to: URL(fileURLWithPath: "\(out)/.tmp-2222222222222222-x.tar"))
+    try manager.createDirectory(atPath: "\(out)/Holiday", withIntermediateDirectories: true)
+    try Data("mine".utf8).write(to: URL(fileURLWithPath: "\(out)/Holiday/notes.txt"))
+
+    let again = try cli("export", "--all", "--to", out, "--force", "--json")
+    #expect(again.status == 0, "\(again.error)")
+    #expect(try cli.json(again)["pruned"] as? [String] == [dropped])
+    let names = try manager.contentsOfDirectory(atPath: out).sorted()
+    #expect(names == ["Holiday", "index.html", kept], "\(names)")
+    #expect(try String(contentsOfFile: "\(out)/Holiday/notes.txt", encoding: .utf8) == "mine")
+    #expect(try Self.sha256sumAccepts("\(out)/\(kept)"))
   }
 
   @Test func usageMistakesExitWithTwo() throws {

@@ -23,6 +23,9 @@ public struct ExportReport: Sendable, Equatable {
   /// The one archive holding every bundle and the catalogue page (``Library/exportAll(to:force:archive:progress:)``
   /// with an archive).
   public var archive: String?
+  /// Bundle folders an earlier `export --all` made that this one did not write again (their
+  /// reviews were deleted, or renamed): removed, file by file.
+  public var pruned: [String] = []
 }
 
 /// One bundle's files, made in memory: what is written for one review.
@@ -93,6 +96,10 @@ extension Library {
     guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
       throw .io(operation: "export to", path: folder, code: ENOTDIR)
     }
+    // One export at a time in a folder; then what an interrupted one left can be tidied.
+    let lock = try ExportFolderLock(folder)
+    defer { withExtendedLifetime(lock) {} }
+    try tidy(folder)
 
     // Every target is checked before anything is written.
     var replacing: [String: Set<String>] = [:]
@@ -141,6 +148,9 @@ extension Library {
       }
       cards.append(content.card)
       progress?(ImportProgress(done: index + 1, total: reviews.count))
+    }
+    if catalogue && !archive {
+      report.pruned = try pruneBundles(in: folder, keeping: Set(slugs))
     }
     if catalogue {
       // Last, so that the page never links to a bundle not yet written.
@@ -389,6 +399,84 @@ extension Library {
     renamed = true
   }
 
+  // MARK: Housekeeping
+
+  /// Finishes what an export stopped part-way left in `folder` (a crash, a second Ctrl-C): an
+  /// old bundle renamed aside whose replacement never came is put back, and temporary bundle
+  /// folders and archives are removed. Only files of a bundle's shape are removed; a hidden
+  /// folder holding anything else stays as it is.
+  private func tidy(_ folder: String) throws(CatalogueError) {
+    for name in try BundleReader.names(in: folder) {
+      guard let rest = Self.temporaryRest(name) else { continue }
+      let path = "\(folder)/\(name)"
+      var status = stat()
+      guard lstat(path, &status) == 0 else { continue }
+      switch status.st_mode & S_IFMT {
+      case S_IFREG where rest.hasSuffix(".tar"):
+        unlink(path)
+      case S_IFDIR:
+        if rest.hasPrefix("old-"), !exists("\(folder)/\(rest.dropFirst(4))") {
+          let target = LocalFileStore(root: folder)
+          try target.move(name, to: String(rest.dropFirst(4)))
+        } else {
+          let files = (try? BundleReader.walk(path, source: path).files.keys.map { $0 }) ?? []
+          removeOwnFiles(files.filter(Self.isBundleFile), in: path)
+          // The images folder an export made may be empty; nothing else is touched.
+          rmdir("\(path)/\(BundleFormat.images)")
+          rmdir(path)
+        }
+      default:
+        continue
+      }
+    }
+  }
+
+  /// Removes the bundle folders in `folder` that an export wrote (a sound bundle, with the
+  /// catalogue's mark in its page) and whose names are not in `keeping`. Returns their names.
+  private func pruneBundles(in folder: String, keeping: Set<String>) throws(CatalogueError) -> [String] {
+    var pruned: [String] = []
+    for name in try BundleReader.names(in: folder) where !name.hasPrefix(".") && !keeping.contains(name) {
+      let path = "\(folder)/\(name)"
+      var status = stat()
+      guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { continue }
+      // Only a folder that is a bundle and nothing else: checkFolderTarget's own rule.
+      guard let files = try? checkFolderTarget(name, in: folder, force: true),
+        let page = try? BundleReader.readWithoutLinks(BundleFormat.page, in: path, limit: 1 << 20, source: path),
+        String(decoding: page.prefix(4096), as: UTF8.self).contains(HTML.generator)
+      else { continue }
+      removeOwnFiles(Array(files), in: path)
+      pruned.append(name)
+    }
+    return pruned
+  }
+
+  /// What follows `.tmp-<16 hex digits>-` in the name of an export's temporary file or folder.
+  private static func temporaryRest(_ name: String) -> Substring? {
+    let prefix = LibraryLayout.temporaryPrefix
+    guard name.hasPrefix(prefix) else { return nil }
+    let rest = name.dropFirst(prefix.count)
+    let digits = rest.prefix(16)
+    guard digits.count == 16, digits.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+      rest.dropFirst(16).first == "-"
+    else { return nil }
+    return rest.dropFirst(17)
+  }
+
+  /// Whether `path` (inside a bundle folder) has the name of a file an export writes.
+  private static func isBundleFile(_ path: String) -> Bool {
+    if [BundleFormat.record, BundleFormat.checksums, BundleFormat.page].contains(path) { return true }
+    let parts = path.split(separator: "/")
+    guard parts.count == 2, parts[0] == Substring(BundleFormat.images), parts[1].count > 64,
+      SHA256.isDigest(parts[1].prefix(64))
+    else { return false }
+    return [".jpg", ".png", "-thumbnail.jpg", "-thumbnail.png"].contains(String(parts[1].dropFirst(64)))
+  }
+
+  private func exists(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0
+  }
+
   /// Adds a bundle's folder and files to an archive, under its folder name.
   private func add(_ content: BundleContent, to tar: TarWriter) throws(CatalogueError) {
     let stamp = content.review.updated
@@ -403,5 +491,30 @@ extension Library {
       }
       try tar.addFile("\(content.folder)/\(file.path)", bytes: file.bytes, modified: stamp)
     }
+  }
+}
+
+/// An exclusive `flock` on an export folder for one export's time: a second export into the
+/// same folder is refused instead of tidying away the first one's files.
+private final class ExportFolderLock {
+  private let descriptor: Int32
+
+  init(_ folder: String) throws(CatalogueError) {
+    descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .io(operation: "open", path: folder, code: errno) }
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      if errno == EINTR { continue }
+      let code = errno
+      close(descriptor)
+      if code == EWOULDBLOCK {
+        throw .exportBlocked(path: folder, reason: "another export is writing there; wait for it to finish")
+      }
+      throw .io(operation: "lock", path: folder, code: code)
+    }
+  }
+
+  deinit {
+    flock(descriptor, LOCK_UN)
+    close(descriptor)
   }
 }
