@@ -179,7 +179,7 @@ do {
   // Attaching a picture decoded already: the work left is its two file writes (each with its
   // fsyncs) and one transaction. Compared with the same writes and a bare commit alone.
   if let imagePath {
-    let bytes = try FileIO.read(imagePath)
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: imagePath)))
     let prepared = try PreparedImage.make(
       bytes: bytes, source: imagePath, spec: library.thumbnailSpec, options: library.decodeOptions)
     let target = try library.create(ReviewDraft(title: "Attach target", rating: 3, category: "other"))

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Where one bundle is: a folder, or files read from a tar archive into memory.
 struct BundleLocation {
@@ -71,14 +70,18 @@ enum BundleReader {
   )
     throws(CatalogueError)
   {
-    var status = stat()
-    guard stat(path, &status) == 0 else { throw .io(operation: "read", path: path, code: errno) }
-    guard (status.st_mode & S_IFMT) != S_IFDIR else {
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(path)
+    } catch {
+      throw .io(operation: "read", path: path, code: error.rawValue)
+    }
+    guard status.kind != .folder else {
       let locations = try folderBundles(path)
       for location in locations { body(location, locations.count) }
       return
     }
-    guard (status.st_mode & S_IFMT) == S_IFREG else {
+    guard status.kind == .regular else {
       throw .badBundle(source: path, problem: .notAPlainFile(path))
     }
     let index = try scanArchive(path)
@@ -93,8 +96,7 @@ enum BundleReader {
     var found: [BundleLocation] = []
     for name in try names(in: path) where !name.hasPrefix(".") {
       let folder = path.hasSuffix("/") ? path + name : "\(path)/\(name)"
-      var entry = stat()
-      guard lstat(folder, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFDIR,
+      guard FileStatus.at(folder, followingLinks: false)?.kind == .folder,
         exists("\(folder)/\(BundleFormat.record)")
       else { continue }
       found.append(BundleLocation(source: folder, storage: .folder(folder)))
@@ -105,24 +107,16 @@ enum BundleReader {
 
   /// Whether anything (a link included) is at `path`.
   private static func exists(_ path: String) -> Bool {
-    var status = stat()
-    return lstat(path, &status) == 0
+    FileStatus.at(path, followingLinks: false) != nil
   }
 
   /// The names in `folder`, in byte order.
   static func names(in folder: String) throws(CatalogueError) -> [String] {
-    guard let directory = opendir(folder) else {
-      throw .io(operation: "list", path: folder, code: errno)
+    do {
+      return try FileSystem.names(in: folder)
+    } catch {
+      throw .io(operation: "list", path: folder, code: error.rawValue)
     }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
   // MARK: Archives
@@ -295,16 +289,18 @@ enum BundleReader {
             source: source, problem: .tooManyEntries(limit: BundleFormat.maximumEntries))
         }
         let relative = folder.isEmpty ? name : "\(folder)/\(name)"
-        var status = stat()
-        guard lstat("\(location)/\(name)", &status) == 0 else {
-          throw .io(operation: "read", path: "\(location)/\(name)", code: errno)
+        let status: FileStatus
+        do {
+          status = try FileStatus.of("\(location)/\(name)", followingLinks: false)
+        } catch {
+          throw .io(operation: "read", path: "\(location)/\(name)", code: error.rawValue)
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: files[relative] = Int(status.st_size)
-        case S_IFDIR:
+        switch status.kind {
+        case .regular: files[relative] = status.size
+        case .folder:
           folders.append(relative)
           pending.append(relative)
-        case S_IFLNK: throw .badBundle(source: source, problem: .link(relative, hard: false))
+        case .symbolicLink: throw .badBundle(source: source, problem: .link(relative, hard: false))
         default: throw .badBundle(source: source, problem: .notAPlainFile(relative))
         }
       }
@@ -319,50 +315,53 @@ enum BundleReader {
     -> [UInt8]
   {
     let parts = path.split(separator: "/").map(String.init)
-    var folder = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard folder >= 0 else { throw .io(operation: "read", path: root, code: errno) }
-    defer { close(folder) }
+    let full = "\(root)/\(path)"
+    var folder: FileDescriptor
+    do {
+      folder = try FileDescriptor.open(root, .readOnly, options: .folder)
+    } catch {
+      throw .io(operation: "read", path: root, code: error.rawValue)
+    }
+    defer { folder.close() }
     for part in parts.dropLast() {
-      let next = openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      guard next >= 0 else {
-        if errno == ELOOP || errno == ENOTDIR {
+      do {
+        let next = try FileDescriptor.open(part, in: folder, .readOnly, options: [.folder, .noFollow])
+        folder.close()
+        folder = next
+      } catch {
+        if error == .tooManySymbolicLinks || error == .notDirectory {
           throw .badBundle(source: source, problem: .link(path, hard: false))
         }
-        throw .io(operation: "read", path: "\(root)/\(path)", code: errno)
+        throw .io(operation: "read", path: full, code: error.rawValue)
       }
-      close(folder)
-      folder = next
     }
-    // O_NONBLOCK: a FIFO put in the file's place must not hang the open.
-    let descriptor = openat(
-      folder, parts.last ?? "", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      if errno == ELOOP { throw .badBundle(source: source, problem: .link(path, hard: false)) }
-      throw .io(operation: "read", path: "\(root)/\(path)", code: errno)
+    // Non-blocking: a FIFO put in the file's place must not hang the open.
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(parts.last ?? "", in: folder, .readOnly, options: [.noFollow, .nonBlocking])
+    } catch {
+      if error == .tooManySymbolicLinks { throw .badBundle(source: source, problem: .link(path, hard: false)) }
+      throw .io(operation: "read", path: full, code: error.rawValue)
     }
-    defer { close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      throw .io(operation: "read", path: "\(root)/\(path)", code: errno)
+    defer { descriptor.close() }
+    let status: FileStatus
+    do {
+      status = try descriptor.status()
+    } catch {
+      throw .io(operation: "read", path: full, code: error.rawValue)
     }
-    guard (status.st_mode & S_IFMT) == S_IFREG else {
-      throw .badBundle(source: source, problem: .notAPlainFile(path))
+    guard status.kind == .regular else { throw .badBundle(source: source, problem: .notAPlainFile(path)) }
+    descriptor.setBlocking()
+    let bytes: [UInt8]
+    do {
+      bytes = try descriptor.read(upTo: limit + 1)
+    } catch {
+      throw .io(operation: "read", path: full, code: error.rawValue)
     }
-    var bytes = [UInt8](repeating: 0, count: min(Int(status.st_size), limit) + 1)
-    var done = 0
-    while done < bytes.count {
-      let got = bytes.withUnsafeMutableBytes {
-        Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done)
-      }
-      if got < 0 && errno == EINTR { continue }
-      if got < 0 { throw .io(operation: "read", path: "\(root)/\(path)", code: errno) }
-      if got == 0 { break }
-      done += got
-    }
+    let done = bytes.count
     guard done <= limit else {
       throw .badBundle(source: source, problem: .tooLarge(path, bytes: done, limit: limit))
     }
-    bytes.removeLast(bytes.count - done)
     return bytes
   }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import ImagePipeline
 
 /// What an export wrote for one review.
@@ -92,9 +91,8 @@ extension Library {
     let slugs = Slug.make(reviews.map { ($0.title, $0.id) })
     let target = LocalFileStore(root: folder)
     try target.makeRoot()
-    var status = stat()
-    guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-      throw .io(operation: "export to", path: folder, code: ENOTDIR)
+    guard FileStatus.at(folder)?.kind == .folder else {
+      throw .io(operation: "export to", path: folder, code: Errno.notDirectory.rawValue)
     }
     // One export at a time in a folder; then what an interrupted one left can be tidied.
     let lock = try ExportFolderLock(folder)
@@ -245,12 +243,14 @@ extension Library {
     -> Set<String>?
   {
     let path = "\(folder)/\(name)"
-    var status = stat()
-    guard lstat(path, &status) == 0 else {
-      if errno == ENOENT { return nil }
-      throw .io(operation: "look at", path: path, code: errno)
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(path, followingLinks: false)
+    } catch {
+      if error == .noEntry { return nil }
+      throw .io(operation: "look at", path: path, code: error.rawValue)
     }
-    guard (status.st_mode & S_IFMT) == S_IFDIR else {
+    guard status.kind == .folder else {
       throw .exportBlocked(path: path, reason: "something that is not a bundle folder is there")
     }
     let listed: [String: String]
@@ -287,22 +287,27 @@ extension Library {
     throws(CatalogueError)
   {
     let path = "\(folder)/\(name)"
-    var status = stat()
-    guard lstat(path, &status) == 0 else {
-      if errno == ENOENT { return }
-      throw .io(operation: "look at", path: path, code: errno)
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(path, followingLinks: false)
+    } catch {
+      if error == .noEntry { return }
+      throw .io(operation: "look at", path: path, code: error.rawValue)
     }
-    guard (status.st_mode & S_IFMT) == S_IFREG else {
+    guard status.kind == .regular else {
       throw .exportBlocked(path: path, reason: "something that is not a plain file is there")
     }
     if page {
       // The mark is in the page's head, within its first few hundred bytes.
-      let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-      guard descriptor >= 0 else { throw .io(operation: "read", path: path, code: errno) }
-      defer { close(descriptor) }
-      var head = [UInt8](repeating: 0, count: 4096)
-      let got = head.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
-      guard got > 0, String(decoding: head[0..<got], as: UTF8.self).contains(HTML.generator) else {
+      let head: [UInt8]
+      do {
+        let descriptor = try FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking])
+        defer { descriptor.close() }
+        head = try descriptor.read(upTo: 4096)
+      } catch {
+        throw .io(operation: "read", path: path, code: error.rawValue)
+      }
+      guard String(decoding: head, as: UTF8.self).contains(HTML.generator) else {
         throw .exportBlocked(path: path, reason: "it is not a catalogue page an export wrote")
       }
     }
@@ -355,7 +360,7 @@ extension Library {
   private func removeOwnFiles(_ files: [String], in root: String) {
     var folders = Set<String>()
     for file in files {
-      unlink("\(root)/\(file)")
+      try? FileSystem.remove("\(root)/\(file)")
       var parts = file.split(separator: "/").dropLast()
       while !parts.isEmpty {
         folders.insert(parts.joined(separator: "/"))
@@ -363,8 +368,10 @@ extension Library {
       }
     }
     // Deepest first; rmdir removes only empty folders.
-    for folder in folders.sorted(by: { $0.count > $1.count }) { rmdir("\(root)/\(folder)") }
-    rmdir(root)
+    for folder in folders.sorted(by: { $0.count > $1.count }) {
+      _ = try? FileSystem.removeFolderIfEmpty("\(root)/\(folder)")
+    }
+    _ = try? FileSystem.removeFolderIfEmpty(root)
   }
 
   /// Writes a tar archive named `name` in `folder`: into a temporary file beside it, synced,
@@ -377,10 +384,14 @@ extension Library {
     let target = LocalFileStore(root: folder)
     let temporary = "\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)"
     let path = "\(folder)/\(temporary)"
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw .io(operation: "create", path: path, code: errno) }
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive])
+    } catch {
+      throw .io(operation: "create", path: path, code: error.rawValue)
+    }
     var renamed = false
-    defer { if !renamed { unlink(path) } }
+    defer { if !renamed { try? FileSystem.remove(path) } }
     // The writer lives in this function alone, so that libarchive is done with the file before
     // it is synced and closed, whatever happens.
     func write() throws(CatalogueError) {
@@ -389,10 +400,12 @@ extension Library {
       try tar.finish()
     }
     do {
-      defer { close(descriptor) }
+      defer { descriptor.close() }
       try write()
-      guard fsync(descriptor) == 0 else {
-        throw .io(operation: "sync", path: "\(folder)/\(name)", code: errno)
+      do {
+        try descriptor.sync()
+      } catch {
+        throw .io(operation: "sync", path: "\(folder)/\(name)", code: error.rawValue)
       }
     }
     try target.move(temporary, to: name)
@@ -409,12 +422,11 @@ extension Library {
     for name in try BundleReader.names(in: folder) {
       guard let rest = Self.temporaryRest(name) else { continue }
       let path = "\(folder)/\(name)"
-      var status = stat()
-      guard lstat(path, &status) == 0 else { continue }
-      switch status.st_mode & S_IFMT {
-      case S_IFREG where rest.hasSuffix(".tar"):
-        unlink(path)
-      case S_IFDIR:
+      guard let status = FileStatus.at(path, followingLinks: false) else { continue }
+      switch status.kind {
+      case .regular where rest.hasSuffix(".tar"):
+        try? FileSystem.remove(path)
+      case .folder:
         if rest.hasPrefix("old-"), !exists("\(folder)/\(rest.dropFirst(4))") {
           let target = LocalFileStore(root: folder)
           try target.move(name, to: String(rest.dropFirst(4)))
@@ -422,8 +434,8 @@ extension Library {
           let files = (try? BundleReader.walk(path, source: path).files.keys.map { $0 }) ?? []
           removeOwnFiles(files.filter(Self.isBundleFile), in: path)
           // The images folder an export made may be empty; nothing else is touched.
-          rmdir("\(path)/\(BundleFormat.images)")
-          rmdir(path)
+          _ = try? FileSystem.removeFolderIfEmpty("\(path)/\(BundleFormat.images)")
+          _ = try? FileSystem.removeFolderIfEmpty(path)
         }
       default:
         continue
@@ -437,8 +449,7 @@ extension Library {
     var pruned: [String] = []
     for name in try BundleReader.names(in: folder) where !name.hasPrefix(".") && !keeping.contains(name) {
       let path = "\(folder)/\(name)"
-      var status = stat()
-      guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { continue }
+      guard FileStatus.at(path, followingLinks: false)?.kind == .folder else { continue }
       // Only a folder that is a bundle and nothing else: checkFolderTarget's own rule.
       guard let files = try? checkFolderTarget(name, in: folder, force: true),
         let page = try? BundleReader.readWithoutLinks(BundleFormat.page, in: path, limit: 1 << 20, source: path),
@@ -473,8 +484,7 @@ extension Library {
   }
 
   private func exists(_ path: String) -> Bool {
-    var status = stat()
-    return lstat(path, &status) == 0
+    FileStatus.at(path, followingLinks: false) != nil
   }
 
   /// Adds a bundle's folder and files to an archive, under its folder name.
@@ -497,24 +507,27 @@ extension Library {
 /// An exclusive `flock` on an export folder for one export's time: a second export into the
 /// same folder is refused instead of tidying away the first one's files.
 private final class ExportFolderLock {
-  private let descriptor: Int32
+  private let descriptor: FileDescriptor
 
   init(_ folder: String) throws(CatalogueError) {
-    descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .io(operation: "open", path: folder, code: errno) }
-    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-      if errno == EINTR { continue }
-      let code = errno
-      close(descriptor)
-      if code == EWOULDBLOCK {
+    do {
+      descriptor = try FileDescriptor.open(folder, .readOnly, options: .folder)
+    } catch {
+      throw .io(operation: "open", path: folder, code: error.rawValue)
+    }
+    do {
+      try descriptor.lock(.exclusive, wait: false)
+    } catch {
+      descriptor.close()
+      if error == .wouldBlock {
         throw .exportBlocked(path: folder, reason: "another export is writing there; wait for it to finish")
       }
-      throw .io(operation: "lock", path: folder, code: code)
+      throw .io(operation: "lock", path: folder, code: error.rawValue)
     }
   }
 
   deinit {
-    flock(descriptor, LOCK_UN)
-    close(descriptor)
+    descriptor.unlock()
+    descriptor.close()
   }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Glibc
 import ImagePipeline
 import Synchronization
 
@@ -126,7 +125,7 @@ extension Library {
           guard filesInPlace(stored) else {
             let missing =
               stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-            throw .io(operation: "keep", path: files.location(of: missing), code: ENOENT)
+            throw .io(operation: "keep", path: files.location(of: missing), code: Errno.noEntry.rawValue)
           }
           let newID = try insertReview(
             bundle.fields, id: id, created: bundle.created, updated: bundle.updated)

@@ -1,5 +1,4 @@
 import CCMark
-import Glibc
 
 /// Markdown to HTML through cmark, the CommonMark reference library: the only file that calls
 /// cmark's C API.
@@ -29,7 +28,7 @@ enum Markdown {
     }
     // The corresponding C function is `cmark_render_html`; the text is the caller's to free.
     guard let rendered = cmark_render_html(document, options) else { return "" }
-    defer { free(rendered) }
+    defer { CMemory.free(rendered) }
     return String(cString: rendered)
   }
 

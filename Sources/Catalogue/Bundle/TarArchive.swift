@@ -1,6 +1,5 @@
 import CLibArchive
 import Foundation
-import Glibc
 
 /// Tar archives through libarchive: the only file that calls libarchive's C API. Every status
 /// is converted at the first Swift call, in ``TarStatus/check(_:_:)``.
@@ -35,7 +34,7 @@ final class TarWriter {
 
   /// The corresponding C functions are `archive_write_new`, `archive_write_set_format_pax_restricted`
   /// and `archive_write_open_fd`.
-  init(descriptor: Int32, path: String) throws(CatalogueError) {
+  init(descriptor: FileDescriptor, path: String) throws(CatalogueError) {
     guard let handle = archive_write_new() else {
       throw .archive(
         operation: "write", path: path, message: "libarchive could not allocate a writer")
@@ -47,7 +46,7 @@ final class TarWriter {
       try TarStatus.check(archive_write_add_filter_none(handle), handle)
       // No padding of the last block beyond the format's own: the archive is a file.
       try TarStatus.check(archive_write_set_bytes_in_last_block(handle, 1), handle)
-      try TarStatus.check(archive_write_open_fd(handle, descriptor), handle)
+      try TarStatus.check(archive_write_open_fd(handle, descriptor.rawValue), handle)
     } catch {
       throw .archive(operation: "write", path: path, message: error.message)
     }
@@ -130,17 +129,21 @@ final class TarReader {
   }
 
   private let handle: OpaquePointer
-  private let descriptor: Int32
+  private let descriptor: FileDescriptor
   /// The archive's path, for messages.
   let path: String
 
   /// Opens the archive at `path`. The corresponding C functions are `archive_read_new`,
   /// `archive_read_support_format_tar` and `archive_read_open_fd`.
   init(path: String) throws(CatalogueError) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .io(operation: "read", path: path, code: errno) }
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path, .readOnly)
+    } catch {
+      throw .io(operation: "read", path: path, code: error.rawValue)
+    }
     guard let handle = archive_read_new() else {
-      close(descriptor)
+      descriptor.close()
       throw .archive(
         operation: "read", path: path, message: "libarchive could not allocate a reader")
     }
@@ -150,7 +153,7 @@ final class TarReader {
     do {
       try TarStatus.check(archive_read_support_format_tar(handle), handle)
       try TarStatus.check(archive_read_support_filter_none(handle), handle)
-      try TarStatus.check(archive_read_open_fd(handle, descriptor, 65536), handle)
+      try TarStatus.check(archive_read_open_fd(handle, descriptor.rawValue, 65536), handle)
     } catch {
       throw .badBundle(source: path, problem: .unreadableArchive(error.message))
     }
@@ -158,7 +161,7 @@ final class TarReader {
 
   deinit {
     archive_read_free(handle)
-    close(descriptor)
+    descriptor.close()
   }
 
   /// The next entry's header, or `nil` at the end. The corresponding C function is

@@ -1,19 +1,17 @@
 public import Foundation
-import Glibc
 
 /// Times as the catalogue stores and prints them: UTC, ISO 8601, to the millisecond
 /// ("2026-11-30T04:19:07.123Z"), which also sorts as text.
 public enum DateText {
   public static func format(_ date: Date) -> String {
     let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-    let fraction = Int(milliseconds - Int64(seconds) * 1000)
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
+    let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+    let fraction = Int(milliseconds - seconds * 1000)
+    let parts = UTCCalendar.parts(of: Int(seconds))
     func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
     let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+    return "\(parts.year)-\(two(parts.month))-\(two(parts.day))T"
+      + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)).\(millis)Z"
   }
 
   /// The date `text` stands for, or `nil` when it is not in the stored form (seconds, with or
@@ -41,14 +39,8 @@ public enum DateText {
       guard bytes[19] == UInt8(ascii: "."), let value = number(20..<23) else { return nil }
       milliseconds = value
     }
-    var parts = tm()
-    parts.tm_year = year - 1900
-    parts.tm_mon = month - 1
-    parts.tm_mday = day
-    parts.tm_hour = hour
-    parts.tm_min = minute
-    parts.tm_sec = second
-    let seconds = timegm(&parts)
+    let seconds = UTCCalendar.seconds(
+      of: UTCCalendar.Parts(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
     return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
   }
 

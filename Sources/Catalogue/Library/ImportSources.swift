@@ -1,4 +1,3 @@
-import Glibc
 import ImagePipeline
 
 /// What a list of files and folders named for an import comes to.
@@ -22,16 +21,12 @@ public struct ImportSources: Sendable, Equatable {
   /// its reason. A folder reached twice through links is walked once.
   public static func expand(_ paths: [String]) throws(CatalogueError) -> ImportSources {
     var result = ImportSources(files: [], skipped: [])
-    var visited: Set<FolderIdentity> = []
+    var visited: Set<FileIdentity> = []
     for path in paths {
-      var status = stat()
-      guard stat(path, &status) == 0 else {
-        // Let the import report it, with the same words as any unreadable file.
-        result.files.append(path)
-        continue
-      }
-      if (status.st_mode & S_IFMT) == S_IFDIR {
-        try walk(path, identity: FolderIdentity(status), visited: &visited, into: &result)
+      // A path that cannot be looked at is imported, to be reported with the same words as
+      // any unreadable file.
+      if let status = FileStatus.at(path), status.kind == .folder {
+        try walk(path, identity: status.identity, visited: &visited, into: &result)
       } else {
         result.files.append(path)
       }
@@ -39,64 +34,51 @@ public struct ImportSources: Sendable, Equatable {
     return result
   }
 
-  /// A folder as the kernel knows it, so that a link back to it is recognised.
-  private struct FolderIdentity: Hashable {
-    var device: UInt
-    var inode: UInt
-    init(_ status: stat) {
-      device = UInt(status.st_dev)
-      inode = UInt(status.st_ino)
-    }
-  }
-
   private static func walk(
-    _ folder: String, identity: FolderIdentity, visited: inout Set<FolderIdentity>, into result: inout ImportSources
+    _ folder: String, identity: FileIdentity, visited: inout Set<FileIdentity>, into result: inout ImportSources
   ) throws(CatalogueError) {
     guard visited.insert(identity).inserted else {
       result.skipped.append(Skipped(path: folder, reason: "a folder already walked (a link leads back to it)"))
       return
     }
-    guard let directory = opendir(folder) else { throw .io(operation: "list", path: folder, code: errno) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if !name.hasPrefix(".") { names.append(name) }
+    let names: [String]
+    do {
+      names = try FileSystem.names(in: folder).filter { !$0.hasPrefix(".") }
+    } catch {
+      throw .io(operation: "list", path: folder, code: error.rawValue)
     }
-    closedir(directory)
-    for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+    for name in names {
       let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
-      var status = stat()
-      guard stat(path, &status) == 0 else {
-        let code = errno
-        var link = stat()
-        let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+      let status: FileStatus
+      do {
+        status = try FileStatus.of(path)
+      } catch {
+        let isLink = FileStatus.at(path, followingLinks: false)?.kind == .symbolicLink
         let reason =
-          code == ELOOP
+          error == .tooManySymbolicLinks
           ? "a symbolic link loop"
-          : isLink && code == ENOENT
-            ? "a broken symbolic link"
-            : "cannot be read: \(Errno.describe(code))"
+          : isLink && error == .noEntry ? "a broken symbolic link" : "cannot be read: \(error)"
         result.skipped.append(Skipped(path: path, reason: reason))
         continue
       }
-      switch status.st_mode & S_IFMT {
-      case S_IFDIR:
-        guard access(path, R_OK | X_OK) == 0 else {
-          result.skipped.append(Skipped(path: path, reason: "a folder that cannot be read: \(Errno.describe(errno))"))
+      switch status.kind {
+      case .folder:
+        do {
+          try FileSystem.checkCanEnter(path)
+        } catch {
+          result.skipped.append(Skipped(path: path, reason: "a folder that cannot be read: \(error)"))
           continue
         }
-        try walk(path, identity: FolderIdentity(status), visited: &visited, into: &result)
-      case S_IFREG:
+        try walk(path, identity: status.identity, visited: &visited, into: &result)
+      case .regular:
         if looksLikePicture(path) {
           result.files.append(path)
         } else {
           result.skipped.append(Skipped(path: path, reason: "not a picture"))
         }
-      case S_IFIFO:
+      case .fifo:
         result.skipped.append(Skipped(path: path, reason: "a FIFO (named pipe), not a file"))
-      case S_IFSOCK:
+      case .socket:
         result.skipped.append(Skipped(path: path, reason: "a socket, not a file"))
       default:
         result.skipped.append(Skipped(path: path, reason: "a device, not a file"))
@@ -107,12 +89,15 @@ public struct ImportSources: Sendable, Equatable {
   /// Whether the file starts like an image of any known format (supported or not: an
   /// unsupported one is imported to be refused by name, not skipped in silence).
   static func looksLikePicture(_ path: String) -> Bool {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard descriptor >= 0 else { return true }  // the import will say why it cannot be read
-    defer { close(descriptor) }
-    var head = [UInt8](repeating: 0, count: 32)
-    let count = head.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, 32) }
-    guard count > 0 else { return false }
-    return head.withUnsafeBytes { Sniffer.format(of: UnsafeRawBufferPointer(rebasing: $0[0..<count])) } != nil
+    let head: [UInt8]
+    do {
+      let descriptor = try FileDescriptor.open(path, .readOnly, options: .nonBlocking)
+      defer { descriptor.close() }
+      head = try descriptor.read(upTo: 32)
+    } catch {
+      return true  // the import will say why it cannot be read
+    }
+    guard !head.isEmpty else { return false }
+    return head.withUnsafeBytes { Sniffer.format(of: $0) } != nil
   }
 }

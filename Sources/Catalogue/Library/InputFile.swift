@@ -1,4 +1,3 @@
-import Glibc
 import ImagePipeline
 
 /// Files a user names for the catalogue to read (pictures to import, a review's body): opened
@@ -48,7 +47,7 @@ public enum InputFile {
     let shown = path == "-" ? "standard input" : path
     let bytes: [UInt8]
     if path == "-" {
-      bytes = try OpenFile(descriptor: STDIN_FILENO, path: shown).read(upTo: limit + 1)
+      bytes = try OpenFile(standardInput: shown).read(upTo: limit + 1)
     } else {
       let file = try OpenFile(path)
       defer { file.close() }
@@ -63,70 +62,55 @@ public enum InputFile {
   }
 }
 
-/// A descriptor of a regular file opened for reading.
+/// A regular file opened for reading, or standard input.
 private struct OpenFile {
-  let descriptor: Int32
+  let descriptor: FileDescriptor
   let path: String
   /// The size when opened.
   let size: Int
 
-  /// Opens `path` without blocking (a FIFO with no writer would wait forever otherwise) and
-  /// without following a final link to a device; refuses anything but a regular file.
+  /// Opens `path` without blocking (a FIFO with no writer would wait forever otherwise);
+  /// refuses anything but a regular file.
   init(_ path: String) throws(CatalogueError) {
-    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-    guard descriptor >= 0 else { throw .io(operation: "read", path: path, code: errno) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      let code = errno
-      Glibc.close(descriptor)
-      throw .io(operation: "read", path: path, code: code)
+    let descriptor: FileDescriptor
+    let status: FileStatus
+    do {
+      descriptor = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .noControllingTerminal])
+    } catch {
+      throw .io(operation: "read", path: path, code: error.rawValue)
     }
-    let kind = status.st_mode & S_IFMT
-    guard kind == S_IFREG else {
-      Glibc.close(descriptor)
-      throw .notARegularFile(path: path, kind: Self.describe(kind))
+    do {
+      status = try descriptor.status()
+    } catch {
+      descriptor.close()
+      throw .io(operation: "read", path: path, code: error.rawValue)
     }
-    // Regular files never block; clear the flag so that reads behave plainly.
-    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+    guard status.kind == .regular else {
+      descriptor.close()
+      throw .notARegularFile(path: path, kind: status.kind.described)
+    }
+    // Regular files never block; reads behave plainly without the flag.
+    descriptor.setBlocking()
     self.descriptor = descriptor
     self.path = path
-    self.size = Int(status.st_size)
+    self.size = status.size
   }
 
   /// Standard input, whatever it is (a pipe, a terminal, a file).
-  init(descriptor: Int32, path: String) {
-    self.descriptor = descriptor
+  init(standardInput path: String) {
+    descriptor = .standardInput
     self.path = path
-    self.size = 0
+    size = 0
   }
 
-  func close() { Glibc.close(descriptor) }
+  func close() { descriptor.close() }
 
   /// Up to `limit` more bytes, fewer only at the end of the file.
   func read(upTo limit: Int) throws(CatalogueError) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: min(max(limit, 1), 1 << 20))
-    while bytes.count < limit {
-      let want = min(chunk.count, limit - bytes.count)
-      let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, want) }
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw .io(operation: "read", path: path, code: errno)
-      }
-      if got == 0 { break }
-      bytes.append(contentsOf: chunk[0..<got])
-    }
-    return bytes
-  }
-
-  static func describe(_ kind: mode_t) -> String {
-    switch kind {
-    case S_IFDIR: return "a folder"
-    case S_IFIFO: return "a FIFO (named pipe)"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFSOCK: return "a socket"
-    default: return "not a regular file"
+    do {
+      return try descriptor.read(upTo: limit)
+    } catch {
+      throw .io(operation: "read", path: path, code: error.rawValue)
     }
   }
 }

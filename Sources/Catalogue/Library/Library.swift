@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 public import ImagePipeline
 
 /// A catalogue library: review records in SQLite and image files beside them.
@@ -39,9 +38,8 @@ public final class Library {
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
     if let local = store as? LocalFileStore {
-      var status = stat()
-      if stat(path, &status) == 0 {
-        guard (status.st_mode & S_IFMT) == S_IFDIR else { throw .notAFolder(path: path) }
+      if let status = FileStatus.at(path) {
+        guard status.kind == .folder else { throw .notAFolder(path: path) }
         // A library owns its folder: check reports anything else in it, for ever.
         let entries = try local.entries(in: "")
         if !entries.isEmpty { throw .folderNotEmpty(path: path, entries: entries) }
@@ -69,8 +67,7 @@ public final class Library {
   {
     let store = fileStore ?? LocalFileStore(root: path)
     guard store.size(of: LibraryLayout.database) != nil else {
-      var status = stat()
-      if !path.isEmpty && stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR {
+      if !path.isEmpty, let status = FileStatus.at(path), status.kind != .folder {
         throw .notAFolder(path: path)
       }
       throw .notALibrary(path: path)
@@ -99,11 +96,15 @@ public final class Library {
   /// Refuses a database file that is empty or does not start with SQLite's header, before
   /// SQLite would take an empty file for a new database.
   private static func checkDatabaseFile(_ file: String) throws(CatalogueError) {
-    let descriptor = Glibc.open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard descriptor >= 0 else { throw .io(operation: "open", path: file, code: errno) }
-    defer { Glibc.close(descriptor) }
-    var head = [UInt8](repeating: 0, count: 16)
-    let count = head.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, 16) }
+    let head: [UInt8]
+    do {
+      let descriptor = try FileDescriptor.open(file, .readOnly, options: .nonBlocking)
+      defer { descriptor.close() }
+      head = try descriptor.read(upTo: 16)
+    } catch {
+      throw .io(operation: "open", path: file, code: error.rawValue)
+    }
+    let count = head.count
     if count == 0 {
       throw .damagedDatabase(path: file, reason: "it is empty (0 bytes): was a copy cut short?")
     }

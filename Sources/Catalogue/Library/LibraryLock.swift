@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// An advisory lock on the library folder (`flock` on `catalogue.lock`), which the kernel
@@ -16,9 +15,9 @@ final class LibraryLock {
   /// instead. (Another thread of the process just waits, as another process would.)
   private static let sharedHeld = Mutex<[String: Int]>([:])
 
-  private static func key(_ folder: String) -> String { "\(folder)\u{0}\(pthread_self())" }
+  private static func key(_ folder: String) -> String { "\(folder)\u{0}\(ThreadIdentity.current)" }
 
-  private let descriptor: Int32
+  private let descriptor: FileDescriptor
   private let key: String
   private let mode: Mode
 
@@ -33,13 +32,17 @@ final class LibraryLock {
         "internal error: the library lock of \(folder) was asked for exclusive while this process holds it shared")
     }
     let path = "\(folder)/\(Self.fileName)"
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw .io(operation: "open the lock", path: path, code: errno) }
-    while flock(descriptor, mode == .shared ? LOCK_SH : LOCK_EX) != 0 {
-      if errno == EINTR { continue }
-      let code = errno
-      close(descriptor)
-      throw .io(operation: "lock", path: path, code: code)
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path, .readWrite, options: .create)
+    } catch {
+      throw .io(operation: "open the lock", path: path, code: error.rawValue)
+    }
+    do {
+      try descriptor.lock(mode == .shared ? .shared : .exclusive)
+    } catch {
+      descriptor.close()
+      throw .io(operation: "lock", path: path, code: error.rawValue)
     }
     self.descriptor = descriptor
     self.key = Self.key(folder)
@@ -49,7 +52,7 @@ final class LibraryLock {
 
   deinit {
     if mode == .shared { Self.sharedHeld.withLock { [key] in $0[key, default: 1] -= 1 } }
-    flock(descriptor, LOCK_UN)
-    close(descriptor)
+    descriptor.unlock()
+    descriptor.close()
   }
 }
