@@ -132,13 +132,18 @@ struct ImageTests {
     #expect(unreferenced == [droppedImage.original, droppedImage.thumbnail])
     let keptOriginal = try test.library.review(keep.id).images[0].image.original
     let before = try test.library.files.read(keptOriginal)
+    // A file of the user's among the thumbnails is not deleted: it goes to lost+found too.
+    try test.library.files.write(Array("mine".utf8), to: "thumbnails/ab/notes.txt")
     let removed = try test.library.removeUnreferencedFiles(now: Date(timeIntervalSince1970: 0))
-    #expect(removed == unreferenced)
+    #expect(
+      try test.library.files.read("lost+found/1970-01-01T00-00-00.000Z/thumbnails/ab/notes.txt") == Array("mine".utf8))
+    #expect(
+      removed == (unreferenced + ["thumbnails/ab/notes.txt"]).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     #expect(try test.library.unreferencedFiles().isEmpty)
     #expect(try test.library.files.read(keptOriginal) == before)
     // The original went to lost+found, not away; the thumbnail was deleted.
     let lost = try test.library.files.files(under: "lost+found")
-    #expect(lost.count == 1 && lost[0].hasSuffix(".png") && lost[0].contains("originals/"))
+    #expect(lost.count == 2 && lost[0].hasSuffix(".png") && lost[0].contains("originals/"))
     try expectNoDanglingRecords(test.library)
   }
 

@@ -133,24 +133,9 @@ extension Library {
     let fileKinds: [Finding.Kind] = [.unreferencedFile, .temporaryFile, .unknownFile]
     let strays = fileKinds.flatMap { byKind[$0] ?? [] }.filter(\.repairable)
     if !strays.isEmpty {
-      let lock = try LibraryLock(folder: path, mode: .exclusive)
-      defer { withExtendedLifetime(lock) {} }
-      let stamp = DateText.format(now).replacingOccurrences(of: ":", with: "-")
-      try write { () throws(CatalogueError) in
-        // Under the exclusive lock and the write transaction nothing can link a file now.
-        let (originals, thumbnails) = try referencedFiles()
-        for finding in strays {
-          let file = finding.target
-          guard files.size(of: file) != nil, !originals.contains(file), !thumbnails.contains(file) else { continue }
-          if file.hasPrefix(LibraryLayout.thumbnails + "/") && Self.isStoreName(file) {
-            if !dryRun { try files.remove(file) }
-            did(finding, "deleted \(file)")
-          } else {
-            let destination = "\(LibraryLayout.lostAndFound)/\(stamp)/\(file)"
-            if !dryRun { try files.move(file, to: destination) }
-            did(finding, "moved \(file) to \(destination)")
-          }
-        }
+      let byFile = Dictionary(strays.map { ($0.target, $0) }, uniquingKeysWith: { first, _ in first })
+      for swept in try sweepUnreferenced(strays.map(\.target), dryRun: dryRun, now: now) {
+        if let finding = byFile[swept.file] { did(finding, swept.action) }
       }
     }
     return result

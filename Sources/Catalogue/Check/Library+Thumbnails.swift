@@ -100,21 +100,11 @@ extension Library {
     return outcomes
   }
 
-  /// Deletes thumbnails no record refers to (under the exclusive lock, re-checked in a write
-  /// transaction). Returns how many.
+  /// Deletes the thumbnails no record refers to (those of the previous spec, or of a rebuild
+  /// that did not switch), by the one cleanup rule. Returns how many.
   private func removeUnreferencedThumbnails() throws(CatalogueError) -> Int {
-    let lock = try LibraryLock(folder: path, mode: .exclusive)
-    defer { withExtendedLifetime(lock) {} }
-    return try write(interruptible: false) { () throws(CatalogueError) -> Int in
-      let (_, thumbnails) = try referencedFiles()
-      var removed = 0
-      for file in try files.files(under: LibraryLayout.thumbnails)
-      where !thumbnails.contains(file) && Self.isStoreName(file) {
-        try files.remove(file)
-        removed += 1
-      }
-      return removed
-    }
+    let thumbnails = try files.files(under: LibraryLayout.thumbnails).filter { Self.isStoreName($0) }
+    return try sweepUnreferenced(thumbnails).count
   }
 }
 

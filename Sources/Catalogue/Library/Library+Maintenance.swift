@@ -12,28 +12,50 @@ extension Library {
     return try storedFiles().filter { !originals.contains($0) && !thumbnails.contains($0) }
   }
 
-  /// Removes the unreferenced files. Originals and temporary files (which may hold a picture a
-  /// user wants back) are moved into `lost+found/` inside the library; thumbnails, which can
-  /// always be made again, are deleted. Each file is checked again under the write lock
-  /// before it goes, and no import can be half-way meanwhile (they hold the library lock).
+  /// Removes the unreferenced files by the one rule (see ``sweepUnreferenced(_:dryRun:now:)``).
   /// Returns what was removed.
   @discardableResult
   public func removeUnreferencedFiles(now: Date = Date()) throws(CatalogueError) -> [String] {
+    try sweepUnreferenced(nil, now: now).map(\.file)
+  }
+
+  /// What the sweep did, or with a dry run would do, with one file.
+  struct SweptFile {
+    var file: String
+    /// "deleted F" or "moved F to lost+found/…".
+    var action: String
+  }
+
+  /// The one cleanup of files in the stores that no record accounts for, by the repair rules:
+  /// a thumbnail named as the store names them is deleted (it can always be made again);
+  /// anything else (an original, a temporary file that may hold a picture, a file of the
+  /// user's) is moved to `lost+found/<time>/` inside the library. Looks at `candidates` (paths
+  /// relative to the library), or every stored file when `nil`, and checks each again under
+  /// the exclusive library lock inside a write transaction, so that no import is between
+  /// writing a file and linking it. Not interruptible: it is what cleanups run.
+  func sweepUnreferenced(_ candidates: [String]?, dryRun: Bool = false, now: Date = Date())
+    throws(CatalogueError) -> [SweptFile]
+  {
     let lock = try LibraryLock(folder: path, mode: .exclusive)
     defer { withExtendedLifetime(lock) {} }
-    return try write(interruptible: false) { () throws(CatalogueError) -> [String] in
+    return try write(interruptible: false) { () throws(CatalogueError) -> [SweptFile] in
       let (originals, thumbnails) = try referencedFiles()
       let stamp = DateText.format(now).replacingOccurrences(of: ":", with: "-")
-      var removed: [String] = []
-      for file in try storedFiles() where !originals.contains(file) && !thumbnails.contains(file) {
-        if file.hasPrefix(LibraryLayout.thumbnails + "/") && !Self.isTemporary(file) {
-          try files.remove(file)
+      var swept: [SweptFile] = []
+      var looked = candidates ?? []
+      if candidates == nil { looked = try storedFiles() }
+      for file in looked
+      where files.size(of: file) != nil && !originals.contains(file) && !thumbnails.contains(file) {
+        if file.hasPrefix(LibraryLayout.thumbnails + "/") && Self.isStoreName(file) {
+          if !dryRun { try files.remove(file) }
+          swept.append(SweptFile(file: file, action: "deleted \(file)"))
         } else {
-          try files.move(file, to: "\(LibraryLayout.lostAndFound)/\(stamp)/\(file)")
+          let destination = "\(LibraryLayout.lostAndFound)/\(stamp)/\(file)"
+          if !dryRun { try files.move(file, to: destination) }
+          swept.append(SweptFile(file: file, action: "moved \(file) to \(destination)"))
         }
-        removed.append(file)
       }
-      return removed
+      return swept
     }
   }
 
