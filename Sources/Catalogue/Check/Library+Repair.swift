@@ -154,34 +154,9 @@ extension Library {
     return try? ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions).header
   }
 
-  /// Makes a record's thumbnail again from its original, by the durable write path, and
-  /// records what it made.
+  /// Makes a record's thumbnail again from its verified original and records what it made.
   func remakeThumbnail(_ record: ImageRecord) throws(CatalogueError) {
-    let bytes = try files.read(record.originalPath)
-    guard SHA256.hex(bytes) == record.sha256 else {
-      throw .invalidArgument("\(record.originalPath) no longer hashes to its name")
-    }
-    let prepared = try PreparedImage.make(
-      bytes: bytes, source: record.originalPath, spec: thumbnailSpec, options: decodeOptions)
-    try storeThumbnail(prepared)
-  }
-
-  /// Writes a prepared picture's thumbnail and records its format and size.
-  func storeThumbnail(_ prepared: PreparedImage) throws(CatalogueError) {
-    let thumbnail = prepared.processed.thumbnail
-    try files.write(
-      thumbnail.bytes,
-      to: LibraryLayout.thumbnail(
-        sha256: prepared.sha256, spec: prepared.spec.name, fileExtension: thumbnail.format.fileExtension))
-    try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in
-        try database.run(
-          "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
-          [
-            .text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height),
-            .text(prepared.sha256),
-          ])
-      }
-    }
+    let thumbnail = try Self.makeThumbnail(of: record, spec: thumbnailSpec, options: decodeOptions, store: files)
+    try write { () throws(CatalogueError) in try recordThumbnail(thumbnail, of: record.sha256) }
   }
 }

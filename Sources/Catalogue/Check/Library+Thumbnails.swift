@@ -39,6 +39,37 @@ extension Library {
     return RebuildReport(spec: spec, rebuilt: outcomes.count - failures.count, failures: failures, removed: removed)
   }
 
+  /// The one path that makes a thumbnail again: reads the record's original, checks that it
+  /// still hashes to its name, decodes it with `options` and writes the thumbnail for `spec`
+  /// by the durable write protocol. Touches no record; safe on many threads at once.
+  static func makeThumbnail(of record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, store: any FileStore)
+    throws(CatalogueError) -> Thumbnail
+  {
+    let bytes = try store.read(record.originalPath)
+    let sha256 = SHA256.hex(bytes)
+    guard sha256 == record.sha256 else {
+      throw .invalidArgument("\(record.originalPath) no longer hashes to its name")
+    }
+    let prepared = try PreparedImage.make(
+      bytes: bytes, sha256: sha256, source: record.originalPath, spec: spec, options: options)
+    let thumbnail = prepared.processed.thumbnail
+    try store.write(
+      thumbnail.bytes,
+      to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension)
+    )
+    return thumbnail
+  }
+
+  /// Records the format and size of the thumbnail made for the picture `sha256` (inside the
+  /// caller's write transaction).
+  func recordThumbnail(_ thumbnail: Thumbnail, of sha256: String) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
+        [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(sha256)])
+    }
+  }
+
   /// Makes and records the thumbnails for `spec`, holding the library lock shared (as an
   /// import does) until they are linked.
   private func makeThumbnails(
@@ -56,16 +87,7 @@ extension Library {
       defer { progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count)) }
       if Interruption.signal != nil { return .skipped }
       do throws(CatalogueError) {
-        let bytes = try store.read(record.originalPath)
-        guard SHA256.hex(bytes) == record.sha256 else {
-          throw .invalidArgument("the original no longer hashes to its name")
-        }
-        let prepared = try PreparedImage.make(bytes: bytes, source: record.originalPath, spec: spec, options: options)
-        let thumbnail = prepared.processed.thumbnail
-        try store.write(
-          thumbnail.bytes,
-          to: LibraryLayout.thumbnail(
-            sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension))
+        let thumbnail = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
         return .made(thumbnail)
       } catch {
         if case .io(let operation, _, _) = error, operation != "read" {
@@ -83,17 +105,10 @@ extension Library {
     if let error = writeErrors.withLock({ $0.first }) { throw error }
     try Interruption.check()
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in
-        try saveSetting("thumbnail_spec", spec.name)
-        for (record, outcome) in zip(records, outcomes) {
-          guard case .made(let thumbnail) = outcome else { continue }
-          try database.run(
-            "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
-            [
-              .text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height),
-              .text(record.sha256),
-            ])
-        }
+      try sql { () throws(DatabaseError) in try saveSetting("thumbnail_spec", spec.name) }
+      for (record, outcome) in zip(records, outcomes) {
+        guard case .made(let thumbnail) = outcome else { continue }
+        try recordThumbnail(thumbnail, of: record.sha256)
       }
     }
     thumbnailSpec = spec
