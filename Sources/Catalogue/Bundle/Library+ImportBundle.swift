@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import ImagePipeline
-import Synchronization
 
 /// What to do when a bundle's review is in the library already (the same id).
 public enum BundleConflict: String, Sendable, CaseIterable {
@@ -158,21 +156,18 @@ extension Library {
     let images = bundle.record.images
     let spec = thumbnailSpec
     let options = decodeOptions
-    let results = Mutex(
-      [Result<PreparedImage, CatalogueError>?](repeating: nil, count: images.count))
     let originals = bundle.originals
-    DispatchQueue.concurrentPerform(iterations: images.count) { index in
-      let result = Result { () throws(CatalogueError) -> PreparedImage in
+    let results = Parallel.map(count: images.count, jobs: nil) { index in
+      Result { () throws(CatalogueError) -> PreparedImage in
         try PreparedImage.make(
           bytes: originals[index], source: images[index].original, spec: spec, options: options)
       }
-      results.withLock { $0[index] = result }
     }
     var prepared: [PreparedImage] = []
-    for (index, result) in results.withLock({ $0 }).enumerated() {
+    for (index, result) in results.enumerated() {
       let image = images[index]
       let made: PreparedImage
-      switch result! {
+      switch result {
       case .success(let value):
         made = value
       case .failure(.imageRejected(_, let reason)):

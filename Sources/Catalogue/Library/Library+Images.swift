@@ -1,7 +1,5 @@
-import Dispatch
 public import Foundation
 public import ImagePipeline
-import Synchronization
 
 /// A picture read, hashed, validated and thumbnailed, ready to enter a library. Making one
 /// touches no library, so many are made in parallel.
@@ -83,57 +81,22 @@ extension Library {
     files: [String], jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil,
     _ body: (Result<PreparedImage, CatalogueError>) throws(CatalogueError) -> Void
   ) throws(CatalogueError) {
-    guard !files.isEmpty else { return }
-    let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), files.count)
     let spec = thumbnailSpec
     let options = decodeOptions
     let sizeCap = fileSizeCap
-    // A worker takes a place in the window before it claims the next file, so the file the
-    // consumer waits for is always claimed: the window cannot fill with later files.
-    // Made at zero and signalled up: libdispatch traps when a semaphore is freed below the
-    // value it was made with, which a stop part-way (an error, an interruption) leaves.
-    let window = DispatchSemaphore(value: 0)
-    for _ in 0..<workers * 2 { window.signal() }
-    let ready = files.map { _ in DispatchSemaphore(value: 0) }
-    let results = Mutex([Result<PreparedImage, CatalogueError>?](repeating: nil, count: files.count))
-    let next = Atomic<Int>(0)
-    let cancelled = Atomic<Bool>(false)
-    let group = DispatchGroup()
-    for _ in 0..<workers {
-      DispatchQueue.global().async(group: group) {
-        while true {
-          window.wait()
-          let index = next.add(1, ordering: .relaxed).oldValue
-          guard index < files.count, !cancelled.load(ordering: .relaxed) else {
-            window.signal()
-            return
-          }
-          let source = files[index]
-          let result = Result { () throws(CatalogueError) -> PreparedImage in
-            let bytes = try InputFile.readPicture(source, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
-            return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
-          }
-          results.withLock { $0[index] = result }
-          ready[index].signal()
+    try Parallel.stream(
+      count: files.count, jobs: jobs,
+      produce: { index in
+        let source = files[index]
+        return Result { () throws(CatalogueError) -> PreparedImage in
+          let bytes = try InputFile.readPicture(source, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
+          return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
         }
-      }
-    }
-    defer {
-      // On an error, stop the workers and wait for them before returning.
-      cancelled.store(true, ordering: .relaxed)
-      for _ in 0..<workers { window.signal() }
-      group.wait()
-    }
-    for index in files.indices {
-      ready[index].wait()
-      let result = results.withLock { results in
-        defer { results[index] = nil }
-        return results[index]!
-      }
-      window.signal()
-      try body(result)
-      progress?(ImportProgress(done: index + 1, total: files.count))
-    }
+      },
+      consume: { (index, result) throws(CatalogueError) in
+        try body(result)
+        progress?(ImportProgress(done: index + 1, total: files.count))
+      })
   }
 
   /// Writes a prepared picture's original (unless the store has it already) and thumbnail by
