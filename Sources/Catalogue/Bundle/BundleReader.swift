@@ -44,7 +44,7 @@ struct BundleFiles {
 struct VerifiedBundle {
   var source: String
   var record: BundleFormat.Record
-  var fields: (title: String, body: String, rating: Int, category: Category, favorite: Bool)
+  var fields: ReviewFields
   var created: Date
   var updated: Date
   /// The originals' bytes, in the record's order.
@@ -434,7 +434,7 @@ enum BundleReader {
     _ record: BundleFormat.Record, sums: [String: String], source: String
   )
     throws(CatalogueError) -> (
-      (title: String, body: String, rating: Int, category: Category, favorite: Bool), Date, Date
+      ReviewFields, Date, Date
     )
   {
     for image in record.images {
@@ -463,7 +463,7 @@ enum BundleReader {
         "\(name) \"\(BundleProblem.shown(String(text.prefix(40))))\" is not a time like 2026-11-30T05:16:02.311Z"
       )
     }
-    var fields: (title: String, body: String, rating: Int, category: Category, favorite: Bool)?
+    var fields: ReviewFields?
     do {
       fields = try ReviewDraft(
         title: record.title, body: record.body, rating: record.rating, category: record.category,

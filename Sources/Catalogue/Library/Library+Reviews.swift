@@ -119,7 +119,7 @@ extension Library {
   /// the caller's write transaction: for imports, which keep a review's story. `fields` come
   /// from ``ReviewDraft/validated()``. Returns the id.
   func insertReview(
-    _ fields: (title: String, body: String, rating: Int, category: Category, favorite: Bool),
+    _ fields: ReviewFields,
     id: String?, created: Date, updated: Date
   ) throws(CatalogueError) -> String {
     let row: [SQLValue] = [

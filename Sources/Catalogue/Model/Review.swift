@@ -35,6 +35,16 @@ public struct Review: Sendable, Equatable, Identifiable {
   public var cover: ReviewImage? { images.first { $0.isCover } ?? images.first }
 }
 
+/// A review's fields, validated: what a record holds besides its id, times and images.
+public struct ReviewFields: Sendable, Equatable {
+  public var title: String
+  public var body: String
+  /// Stars, 0 to 5.
+  public var rating: Int
+  public var category: Category
+  public var favorite: Bool
+}
+
 /// The fields a reviewer writes; what `create` takes and `edit` changes.
 public struct ReviewDraft: Sendable, Equatable {
   public var title: String
@@ -56,9 +66,7 @@ public struct ReviewDraft: Sendable, Equatable {
   public static let maximumBodyBytes = 16 * 1024 * 1024
 
   /// The draft with white space trimmed and the category parsed, or every problem at once.
-  public func validated() throws(CatalogueError) -> (
-    title: String, body: String, rating: Int, category: Category, favorite: Bool
-  ) {
+  public func validated() throws(CatalogueError) -> ReviewFields {
     var problems: [String] = []
     let title = self.title.trimmingWhitespace()
     // A CR of a CRLF pair is a line ending, not a control character: bodies from Windows
@@ -91,7 +99,7 @@ public struct ReviewDraft: Sendable, Equatable {
       )
     }
     guard problems.isEmpty, let category else { throw .invalidReview(problems) }
-    return (title, body, rating, category, favorite)
+    return ReviewFields(title: title, body: body, rating: rating, category: category, favorite: favorite)
   }
 }
 
