@@ -124,8 +124,8 @@ struct LockTests {
     do {
       let shared = try LibraryLock(folder: test.path, mode: .shared)
       #expect(
-        throws: CatalogueError.invalidArgument(
-          "internal error: the library lock of \(test.path) was asked for exclusive while this process holds it shared")
+        throws: CatalogueError.internalFailure(
+          "the library lock of \(test.path) was asked for exclusive while this process holds it shared")
       ) { try LibraryLock(folder: test.path, mode: .exclusive) }
       withExtendedLifetime(shared) {}
     }

@@ -122,3 +122,27 @@ struct DatabaseTests {
     #expect(seen == 20 && Set(ids).count == 20)
   }
 }
+
+@Suite("Transactions")
+struct TransactionTests {
+  @Test func aWriteInsideAReadTransactionIsRefusedLoudly() throws {
+    let test = try TestLibrary()
+    let database = test.library.database
+    #expect(throws: CatalogueError.internalFailure("a write transaction was begun inside a read transaction")) {
+      try database.readTransaction { () throws(CatalogueError) in
+        try database.writeTransaction { () throws(CatalogueError) in
+          _ = try test.library.create(draft())
+        }
+      }
+    }
+    #expect(try test.library.list().total == 0)
+    // A write inside a write joins it, and a failure rolls both back.
+    #expect(throws: CatalogueError.invalidArgument("stop")) {
+      try database.writeTransaction { () throws(CatalogueError) in
+        _ = try test.library.create(draft())
+        try database.writeTransaction { () throws(CatalogueError) in throw .invalidArgument("stop") }
+      }
+    }
+    #expect(try test.library.list().total == 0)
+  }
+}

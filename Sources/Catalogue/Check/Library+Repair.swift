@@ -115,7 +115,7 @@ extension Library {
       guard !now.findings.isEmpty else { continue }
       do throws(CatalogueError) {
         if dryRun {
-          guard try healthyHeader(of: record) != nil else { throw .invalidArgument("damaged original") }
+          guard try healthyHeader(of: record) != nil else { throw .originalChanged(path: record.originalPath) }
         } else {
           try remakeThumbnail(record)
         }

@@ -48,7 +48,7 @@ extension Library {
     let bytes = try store.read(record.originalPath)
     let sha256 = SHA256.hex(bytes)
     guard sha256 == record.sha256 else {
-      throw .invalidArgument("\(record.originalPath) no longer hashes to its name")
+      throw .originalChanged(path: record.originalPath)
     }
     let prepared = try PreparedImage.make(
       bytes: bytes, sha256: sha256, source: record.originalPath, spec: spec, options: options)

@@ -112,7 +112,7 @@ extension Library {
         throw .database(error)
       }
     }
-    throw .invalidArgument("could not find a free review id; is the random generator broken?")
+    throw .internalFailure("could not find a free review id in 8 draws; is the random generator broken?")
   }
 
   /// Inserts a review under `id` (a fresh random one when `nil`) with the given times, inside

@@ -231,33 +231,16 @@ public final class Library {
   /// `interruptible`, a stop asked for by a signal (see ``Interruption``) rolls it back, at the
   /// start or just before the commit.
   func write<T>(interruptible: Bool = true, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
-    do {
+    if interruptible { try Interruption.check() }
+    return try database.writeTransaction { () throws(CatalogueError) -> T in
+      let result = try body()
       if interruptible { try Interruption.check() }
-      return try database.writeTransaction { () throws -> T in
-        let result = try body()
-        if interruptible { try Interruption.check() }
-        return result
-      }
-    } catch {
-      throw Self.catalogueError(error)
+      return result
     }
   }
 
   /// Runs `body` on one consistent snapshot.
   func read<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
-    do {
-      return try database.readTransaction { () throws -> T in try body() }
-    } catch {
-      throw Self.catalogueError(error)
-    }
-  }
-
-  /// What an error from a transaction (the body's, or SQLite's) is to the caller.
-  private static func catalogueError(_ error: any Error) -> CatalogueError {
-    switch error {
-    case let error as CatalogueError: return error
-    case let error as DatabaseError: return .database(error)
-    default: return .invalidArgument("\(error)")
-    }
+    try database.readTransaction(body)
   }
 }

@@ -28,8 +28,8 @@ final class LibraryLock {
 
   init(folder: String, mode: Mode) throws(CatalogueError) {
     if mode == .exclusive && Self.sharedHeld.withLock({ $0[Self.key(folder), default: 0] > 0 }) {
-      throw .invalidArgument(
-        "internal error: the library lock of \(folder) was asked for exclusive while this process holds it shared")
+      throw .internalFailure(
+        "the library lock of \(folder) was asked for exclusive while this process holds it shared")
     }
     let path = "\(folder)/\(Self.fileName)"
     let descriptor: FileDescriptor

@@ -88,19 +88,15 @@ enum Schema {
     let found = try version(of: database)
     if found > known { throw .newerSchema(path: path, found: found, known: known) }
     for migration in migrations where migration.version > found {
-      do {
-        try database.writeTransaction {
-          // Another process may have migrated while this one waited for the lock.
-          guard try version(of: database) < migration.version else { return }
+      try database.writeTransaction { () throws(CatalogueError) in
+        // Another process may have migrated while this one waited for the lock.
+        guard try version(of: database) < migration.version else { return }
+        do throws(DatabaseError) {
           try database.execute(migration.sql)
           try database.execute("PRAGMA user_version = \(migration.version)")
+        } catch {
+          throw .database(error)
         }
-      } catch let error as CatalogueError {
-        throw error
-      } catch let error as DatabaseError {
-        throw .database(error)
-      } catch {
-        throw .invalidArgument("migration to schema \(migration.version) failed: \(error)")
       }
     }
   }

@@ -53,6 +53,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case database(DatabaseError)
   /// A library setting holds a value this build cannot use.
   case badSetting(key: String, value: String)
+  /// An original in the library that no longer hashes to its name (or no longer decodes).
+  case originalChanged(path: String)
+  /// A failure of the catalogue itself, not of what it was given: a rule of the code broken.
+  case internalFailure(String)
   /// An invalid value given for an operation (a position out of range, say).
   case invalidArgument(String)
   /// A review bundle (`source`: its folder, archive, or folder in an archive) was refused whole.
@@ -148,6 +152,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "library setting \(key) holds \(value), which this build cannot use"
     case .invalidArgument(let text):
       return text
+    case .originalChanged(let path):
+      return "\(path) no longer matches its SHA-256 (or no longer decodes): restore it from a backup"
+    case .internalFailure(let text):
+      return "internal error: \(text); the library was left as it was (please report this)"
     case .badBundle(let source, let problem):
       return "cannot import \(BundleProblem.shown(source)): \(problem); nothing was imported from it"
     case .reviewExists(let id, let title):

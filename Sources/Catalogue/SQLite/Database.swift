@@ -131,17 +131,32 @@ final class Database {
     try query(sql, arguments) { $0.value(0) }.first
   }
 
+  /// The transaction open on this connection, if one is.
+  enum TransactionKind {
+    case read, write
+  }
+
+  private(set) var transaction: TransactionKind?
+
   /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so
   /// that a writer waits for another at the start (within the busy timeout) instead of failing
   /// halfway; commits when `body` returns, rolls back when it throws.
   ///
-  /// Inside another write transaction, `body` simply joins it.
-  func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-    if isInTransaction { return try body() }
-    try execute("BEGIN IMMEDIATE")
-    do {
+  /// Inside another write transaction, `body` simply joins it. Inside a read transaction it is
+  /// a programming error, refused: a read transaction that tries to write while another
+  /// connection writes fails at once with SQLITE_BUSY instead of waiting its turn.
+  func writeTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    switch transaction {
+    case .write: return try body()
+    case .read: throw .internalFailure("a write transaction was begun inside a read transaction")
+    case nil: break
+    }
+    do { try execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+    transaction = .write
+    defer { transaction = nil }
+    do throws(CatalogueError) {
       let result = try body()
-      try execute("COMMIT")
+      do { try execute("COMMIT") } catch { throw CatalogueError.database(error) }
       return result
     } catch {
       try? execute("ROLLBACK")
@@ -151,10 +166,14 @@ final class Database {
 
   /// Runs `body` in a read transaction, so that everything it reads is one snapshot. Inside
   /// another transaction, `body` simply joins it.
-  func readTransaction<T>(_ body: () throws -> T) throws -> T {
-    if isInTransaction { return try body() }
-    try execute("BEGIN DEFERRED")
-    defer { try? execute("COMMIT") }
+  func readTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    if transaction != nil { return try body() }
+    do { try execute("BEGIN DEFERRED") } catch { throw .database(error) }
+    transaction = .read
+    defer {
+      transaction = nil
+      try? execute("COMMIT")
+    }
     return try body()
   }
 
