@@ -745,7 +745,7 @@ struct BundleTests {
     }
     #expect(source == text)
     #expect(
-      throws: CatalogueError.io(operation: "read", path: test.folder.file("missing"), code: ENOENT)
+      throws: CatalogueError.io(operation: .read, path: test.folder.file("missing"), code: ENOENT)
     ) {
       try test.library.importBundles(at: test.folder.file("missing"))
     }

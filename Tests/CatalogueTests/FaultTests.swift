@@ -27,7 +27,7 @@ struct FaultTests {
       // Fail the second time the step comes, so that some files are already written; a new
       // shard folder may be made only once, so that step fails the first time.
       if calls.add(1, ordering: .relaxed).newValue == (step == .createFolder ? 1 : 2) {
-        throw .io(operation: "write", path: path, code: ENOSPC)
+        throw .io(operation: .write, path: path, code: ENOSPC)
       }
     }
     let error = #expect(throws: CatalogueError.self) {
@@ -48,9 +48,9 @@ struct FaultTests {
     let (test, before) = try Self.setUp()
     let path = test.path  // not `test`, which holds the library: no cycle through the hook
     test.library.beforeCommitHook = { () throws(CatalogueError) in
-      throw .io(operation: "commit", path: path, code: EIO)
+      throw .io(operation: .commit, path: path, code: EIO)
     }
-    #expect(throws: CatalogueError.io(operation: "commit", path: test.path, code: EIO)) {
+    #expect(throws: CatalogueError.io(operation: .commit, path: test.path, code: EIO)) {
       try test.library.attach(files: Self.newFiles, to: before.id)
     }
     test.library.beforeCommitHook = nil
@@ -68,9 +68,9 @@ struct FaultTests {
     let (test, before) = try Self.setUp()
     let path = test.path  // not `test`, which holds the library: no cycle through the hook
     test.library.beforeCommitHook = { () throws(CatalogueError) in
-      throw .io(operation: "commit", path: path, code: EIO)
+      throw .io(operation: .commit, path: path, code: EIO)
     }
-    #expect(throws: CatalogueError.io(operation: "commit", path: path, code: EIO)) {
+    #expect(throws: CatalogueError.io(operation: .commit, path: path, code: EIO)) {
       try test.library.replace(before.id, image: "1", with: Self.newFiles[0])
     }
     test.library.beforeCommitHook = nil
@@ -80,9 +80,9 @@ struct FaultTests {
   }
 
   @Test func diskFullIsAClearError() {
-    let error = CatalogueError.io(operation: "write", path: "/lib/originals/ab/x.jpg", code: ENOSPC)
+    let error = CatalogueError.io(operation: .write, path: "/lib/originals/ab/x.jpg", code: ENOSPC)
     #expect(error.description == "cannot write /lib/originals/ab/x.jpg: No space left on device")
-    let denied = CatalogueError.io(operation: "create", path: "/lib/originals/ab/.tmp-x", code: EACCES)
+    let denied = CatalogueError.io(operation: .create, path: "/lib/originals/ab/.tmp-x", code: EACCES)
     #expect(denied.description == "cannot create /lib/originals/ab/.tmp-x: Permission denied")
   }
 }

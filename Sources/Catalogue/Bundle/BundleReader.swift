@@ -74,7 +74,7 @@ enum BundleReader {
     do {
       status = try FileStatus.of(path)
     } catch {
-      throw .io(operation: "read", path: path, code: error.rawValue)
+      throw .io(operation: .read, path: path, code: error.rawValue)
     }
     guard status.kind != .folder else {
       let locations = try folderBundles(path)
@@ -115,7 +115,7 @@ enum BundleReader {
     do {
       return try FileSystem.names(in: folder)
     } catch {
-      throw .io(operation: "list", path: folder, code: error.rawValue)
+      throw .io(operation: .list, path: folder, code: error.rawValue)
     }
   }
 
@@ -293,7 +293,7 @@ enum BundleReader {
         do {
           status = try FileStatus.of("\(location)/\(name)", followingLinks: false)
         } catch {
-          throw .io(operation: "read", path: "\(location)/\(name)", code: error.rawValue)
+          throw .io(operation: .read, path: "\(location)/\(name)", code: error.rawValue)
         }
         switch status.kind {
         case .regular: files[relative] = status.size
@@ -320,7 +320,7 @@ enum BundleReader {
     do {
       folder = try FileDescriptor.open(root, .readOnly, options: .folder)
     } catch {
-      throw .io(operation: "read", path: root, code: error.rawValue)
+      throw .io(operation: .read, path: root, code: error.rawValue)
     }
     defer { folder.close() }
     for part in parts.dropLast() {
@@ -332,7 +332,7 @@ enum BundleReader {
         if error == .tooManySymbolicLinks || error == .notDirectory {
           throw .badBundle(source: source, problem: .link(path, hard: false))
         }
-        throw .io(operation: "read", path: full, code: error.rawValue)
+        throw .io(operation: .read, path: full, code: error.rawValue)
       }
     }
     // Non-blocking: a FIFO put in the file's place must not hang the open.
@@ -341,14 +341,14 @@ enum BundleReader {
       descriptor = try FileDescriptor.open(parts.last ?? "", in: folder, .readOnly, options: [.noFollow, .nonBlocking])
     } catch {
       if error == .tooManySymbolicLinks { throw .badBundle(source: source, problem: .link(path, hard: false)) }
-      throw .io(operation: "read", path: full, code: error.rawValue)
+      throw .io(operation: .read, path: full, code: error.rawValue)
     }
     defer { descriptor.close() }
     let status: FileStatus
     do {
       status = try descriptor.status()
     } catch {
-      throw .io(operation: "read", path: full, code: error.rawValue)
+      throw .io(operation: .read, path: full, code: error.rawValue)
     }
     guard status.kind == .regular else { throw .badBundle(source: source, problem: .notAPlainFile(path)) }
     descriptor.setBlocking()
@@ -356,7 +356,7 @@ enum BundleReader {
     do {
       bytes = try descriptor.read(upTo: limit + 1)
     } catch {
-      throw .io(operation: "read", path: full, code: error.rawValue)
+      throw .io(operation: .read, path: full, code: error.rawValue)
     }
     let done = bytes.count
     guard done <= limit else {

@@ -92,7 +92,7 @@ extension Library {
     let target = LocalFileStore(root: folder)
     try target.makeRoot()
     guard FileStatus.at(folder)?.kind == .folder else {
-      throw .io(operation: "export to", path: folder, code: Errno.notDirectory.rawValue)
+      throw .io(operation: .exportTo, path: folder, code: Errno.notDirectory.rawValue)
     }
     // One export at a time in a folder; then what an interrupted one left can be tidied.
     let lock = try ExportFolderLock(folder)
@@ -248,7 +248,7 @@ extension Library {
       status = try FileStatus.of(path, followingLinks: false)
     } catch {
       if error == .noEntry { return nil }
-      throw .io(operation: "look at", path: path, code: error.rawValue)
+      throw .io(operation: .lookAt, path: path, code: error.rawValue)
     }
     guard status.kind == .folder else {
       throw .exportBlocked(path: path, reason: "something that is not a bundle folder is there")
@@ -292,7 +292,7 @@ extension Library {
       status = try FileStatus.of(path, followingLinks: false)
     } catch {
       if error == .noEntry { return }
-      throw .io(operation: "look at", path: path, code: error.rawValue)
+      throw .io(operation: .lookAt, path: path, code: error.rawValue)
     }
     guard status.kind == .regular else {
       throw .exportBlocked(path: path, reason: "something that is not a plain file is there")
@@ -305,7 +305,7 @@ extension Library {
         defer { descriptor.close() }
         head = try descriptor.read(upTo: 4096)
       } catch {
-        throw .io(operation: "read", path: path, code: error.rawValue)
+        throw .io(operation: .read, path: path, code: error.rawValue)
       }
       guard String(decoding: head, as: UTF8.self).contains(HTML.generator) else {
         throw .exportBlocked(path: path, reason: "it is not a catalogue page an export wrote")
@@ -388,7 +388,7 @@ extension Library {
     do {
       descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive])
     } catch {
-      throw .io(operation: "create", path: path, code: error.rawValue)
+      throw .io(operation: .create, path: path, code: error.rawValue)
     }
     var renamed = false
     defer { if !renamed { try? FileSystem.remove(path) } }
@@ -405,7 +405,7 @@ extension Library {
       do {
         try descriptor.sync()
       } catch {
-        throw .io(operation: "sync", path: "\(folder)/\(name)", code: error.rawValue)
+        throw .io(operation: .sync, path: "\(folder)/\(name)", code: error.rawValue)
       }
     }
     try target.move(temporary, to: name)
@@ -513,7 +513,7 @@ private final class ExportFolderLock {
     do {
       descriptor = try FileDescriptor.open(folder, .readOnly, options: .folder)
     } catch {
-      throw .io(operation: "open", path: folder, code: error.rawValue)
+      throw .io(operation: .open, path: folder, code: error.rawValue)
     }
     do {
       try descriptor.lock(.exclusive, wait: false)
@@ -522,7 +522,7 @@ private final class ExportFolderLock {
       if error == .wouldBlock {
         throw .exportBlocked(path: folder, reason: "another export is writing there; wait for it to finish")
       }
-      throw .io(operation: "lock", path: folder, code: error.rawValue)
+      throw .io(operation: .lock, path: folder, code: error.rawValue)
     }
   }
 

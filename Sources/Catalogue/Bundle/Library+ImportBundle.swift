@@ -123,7 +123,7 @@ extension Library {
           guard filesInPlace(stored) else {
             let missing =
               stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-            throw .io(operation: "keep", path: files.location(of: missing), code: Errno.noEntry.rawValue)
+            throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
           }
           let newID = try insertReview(
             bundle.fields, id: id, created: bundle.created, updated: bundle.updated)

@@ -140,7 +140,7 @@ final class TarReader {
     do {
       descriptor = try FileDescriptor.open(path, .readOnly)
     } catch {
-      throw .io(operation: "read", path: path, code: error.rawValue)
+      throw .io(operation: .read, path: path, code: error.rawValue)
     }
     guard let handle = archive_read_new() else {
       descriptor.close()

@@ -122,7 +122,7 @@ extension Library {
       } catch {
         // A failed write (a full disk) stops the repair; an original that went bad since the
         // check (unreadable, another hash, undecodable) is the user's to restore.
-        if case .io(let operation, _, _) = error, operation != "read" { throw error }
+        if case .io(let operation, _, _) = error, operation.isStoring { throw error }
         result.unrepaired.append(finding)
         continue
       }

@@ -90,7 +90,7 @@ extension Library {
         let thumbnail = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
         return .made(thumbnail)
       } catch {
-        if case .io(let operation, _, _) = error, operation != "read" {
+        if case .io(let operation, _, _) = error, operation.isStoring {
           writeErrors.withLock { $0.append(error) }
         }
         return .failed(

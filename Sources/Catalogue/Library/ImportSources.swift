@@ -45,7 +45,7 @@ public struct ImportSources: Sendable, Equatable {
     do {
       names = try FileSystem.names(in: folder).filter { !$0.hasPrefix(".") }
     } catch {
-      throw .io(operation: "list", path: folder, code: error.rawValue)
+      throw .io(operation: .list, path: folder, code: error.rawValue)
     }
     for name in names {
       let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"

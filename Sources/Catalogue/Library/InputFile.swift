@@ -77,13 +77,13 @@ private struct OpenFile {
     do {
       descriptor = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .noControllingTerminal])
     } catch {
-      throw .io(operation: "read", path: path, code: error.rawValue)
+      throw .io(operation: .read, path: path, code: error.rawValue)
     }
     do {
       status = try descriptor.status()
     } catch {
       descriptor.close()
-      throw .io(operation: "read", path: path, code: error.rawValue)
+      throw .io(operation: .read, path: path, code: error.rawValue)
     }
     guard status.kind == .regular else {
       descriptor.close()
@@ -110,7 +110,7 @@ private struct OpenFile {
     do {
       return try descriptor.read(upTo: limit)
     } catch {
-      throw .io(operation: "read", path: path, code: error.rawValue)
+      throw .io(operation: .read, path: path, code: error.rawValue)
     }
   }
 }

@@ -238,7 +238,7 @@ extension Library {
         return try write { () throws(CatalogueError) -> String in
           guard filesInPlace(stored) else {
             let missing = stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-            throw .io(operation: "keep", path: files.location(of: missing), code: Errno.noEntry.rawValue)
+            throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
           }
           let id = try insertReview(fields, id: nil, created: now, updated: now)
           for image in stored { try insertImageRecord(image) }
@@ -303,7 +303,7 @@ extension Library {
           failures.append(
             ImportFailure(
               source: source,
-              error: .io(operation: "keep", path: files.location(of: image.original), code: Errno.noEntry.rawValue)))
+              error: .io(operation: .keep, path: files.location(of: image.original), code: Errno.noEntry.rawValue)))
           continue
         }
         try insertImageRecord(image)
@@ -356,7 +356,7 @@ extension Library {
             throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
           }
           guard filesInPlace([image]) else {
-            throw .io(operation: "keep", path: files.location(of: image.original), code: Errno.noEntry.rawValue)
+            throw .io(operation: .keep, path: files.location(of: image.original), code: Errno.noEntry.rawValue)
           }
           try insertImageRecord(image)
           var hashes = current.map(\.image.sha256)

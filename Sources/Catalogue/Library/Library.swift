@@ -102,7 +102,7 @@ public final class Library {
       defer { descriptor.close() }
       head = try descriptor.read(upTo: 16)
     } catch {
-      throw .io(operation: "open", path: file, code: error.rawValue)
+      throw .io(operation: .open, path: file, code: error.rawValue)
     }
     let count = head.count
     if count == 0 {

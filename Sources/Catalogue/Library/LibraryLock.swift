@@ -36,13 +36,13 @@ final class LibraryLock {
     do {
       descriptor = try FileDescriptor.open(path, .readWrite, options: .create)
     } catch {
-      throw .io(operation: "open the lock", path: path, code: error.rawValue)
+      throw .io(operation: .openLock, path: path, code: error.rawValue)
     }
     do {
       try descriptor.lock(mode == .shared ? .shared : .exclusive)
     } catch {
       descriptor.close()
-      throw .io(operation: "lock", path: path, code: error.rawValue)
+      throw .io(operation: .lock, path: path, code: error.rawValue)
     }
     self.descriptor = descriptor
     self.key = Self.key(folder)

@@ -41,7 +41,7 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   /// An image that could not be read or decoded; `file` is what the caller named.
   case imageRejected(file: String, reason: ImageError)
   /// A file operation failed: `operation` on `path` with `errno` `code`.
-  case io(operation: String, path: String, code: Int32)
+  case io(operation: IOOperation, path: String, code: Int32)
   /// A file to read is a FIFO, a device, a socket or a folder; `kind` says which.
   case notARegularFile(path: String, kind: String)
   /// A file to read is larger than the library takes (`cap` bytes).

@@ -40,7 +40,7 @@ public final class LocalFileStore: FileStore {
     do {
       return try FileSystem.readWholeFile(location(of: path))
     } catch {
-      throw .io(operation: "read", path: location(of: path), code: error.rawValue)
+      throw .io(operation: .read, path: location(of: path), code: error.rawValue)
     }
   }
 
@@ -50,7 +50,7 @@ public final class LocalFileStore: FileStore {
     do {
       try FileSystem.rename(location(of: path), to: location(of: destination))
     } catch {
-      throw .io(operation: "move \(path) to", path: location(of: destination), code: error.rawValue)
+      throw .io(operation: .move(from: path), path: location(of: destination), code: error.rawValue)
     }
     try syncFolder(folder)
     try syncFolder(split(path).folder)
@@ -60,7 +60,7 @@ public final class LocalFileStore: FileStore {
     do {
       try FileSystem.remove(location(of: path))
     } catch {
-      throw .io(operation: "remove", path: location(of: path), code: error.rawValue)
+      throw .io(operation: .remove, path: location(of: path), code: error.rawValue)
     }
   }
 
@@ -68,7 +68,7 @@ public final class LocalFileStore: FileStore {
     do {
       try FileSystem.removeFolderIfEmpty(location(of: path))
     } catch {
-      throw .io(operation: "remove folder", path: location(of: path), code: error.rawValue)
+      throw .io(operation: .removeFolder, path: location(of: path), code: error.rawValue)
     }
     try syncFolder(split(path).folder)
   }
@@ -85,7 +85,7 @@ public final class LocalFileStore: FileStore {
     do {
       return try FileSystem.names(in: path)
     } catch {
-      throw .io(operation: "list", path: path, code: error.rawValue)
+      throw .io(operation: .list, path: path, code: error.rawValue)
     }
   }
 
@@ -95,7 +95,7 @@ public final class LocalFileStore: FileStore {
       names = try FileSystem.names(in: location(of: folder))
     } catch {
       if error == .noEntry { return }
-      throw .io(operation: "list", path: location(of: folder), code: error.rawValue)
+      throw .io(operation: .list, path: location(of: folder), code: error.rawValue)
     }
     for name in names {
       let path = folder.isEmpty ? name : "\(folder)/\(name)"
@@ -116,7 +116,7 @@ public final class LocalFileStore: FileStore {
       do {
         try FileSystem.makeFolder(built)
       } catch {
-        throw .io(operation: "create folder", path: built, code: error.rawValue)
+        throw .io(operation: .createFolder, path: built, code: error.rawValue)
       }
     }
   }
@@ -131,7 +131,7 @@ public final class LocalFileStore: FileStore {
     do {
       try FileSystem.makeFolder(location(of: folder))
     } catch {
-      throw .io(operation: "create folder", path: location(of: folder), code: error.rawValue)
+      throw .io(operation: .createFolder, path: location(of: folder), code: error.rawValue)
     }
     try syncFolder(parent)
   }
@@ -141,7 +141,7 @@ public final class LocalFileStore: FileStore {
     do {
       try FileSystem.syncFolder(path)
     } catch {
-      throw .io(operation: "sync folder", path: path, code: error.rawValue)
+      throw .io(operation: .syncFolder, path: path, code: error.rawValue)
     }
   }
 

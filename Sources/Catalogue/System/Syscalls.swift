@@ -313,7 +313,7 @@ enum DurableWrite {
     do {
       descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive])
     } catch {
-      throw .io(operation: "create", path: temporary, code: error.rawValue)
+      throw .io(operation: .create, path: temporary, code: error.rawValue)
     }
     var renamed = false
     defer { if !renamed { try? FileSystem.remove(temporary) } }
@@ -325,27 +325,27 @@ enum DurableWrite {
           try descriptor.write(all: UnsafeRawBufferPointer(buffer))
         }
       } catch {
-        throw .io(operation: "write", path: path, code: error.rawValue)
+        throw .io(operation: .write, path: path, code: error.rawValue)
       }
       try step(.syncFile)
       do {
         try descriptor.sync()
       } catch {
-        throw .io(operation: "sync", path: path, code: error.rawValue)
+        throw .io(operation: .sync, path: path, code: error.rawValue)
       }
     }
     try step(.rename)
     do {
       try FileSystem.rename(temporary, to: path)
     } catch {
-      throw .io(operation: "rename into place", path: path, code: error.rawValue)
+      throw .io(operation: .renameIntoPlace, path: path, code: error.rawValue)
     }
     renamed = true
     try step(.syncFolder)
     do {
       try FileSystem.syncFolder(folder)
     } catch {
-      throw .io(operation: "sync folder", path: folder, code: error.rawValue)
+      throw .io(operation: .syncFolder, path: folder, code: error.rawValue)
     }
   }
 }
