@@ -114,4 +114,28 @@ struct CheckCommandTests {
     let check = try cli("check")
     #expect(!check.error.contains("\r") && !check.error.contains("Verifying"))
   }
+
+  @Test func damagedRecordsAreReportedNeverReadAsDefaults() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    try #require(try cli("attach", id, Fixture.image("baseline.jpg")).status == 0)
+    for (sql, message) in [
+      ("UPDATE reviews SET category = '!!'", "review \(id) is damaged: category \"!!\" is not a category label"),
+      ("UPDATE reviews SET created = 'yesterday'", "review \(id) is damaged: created time \"yesterday\" is not a time"),
+      ("UPDATE images SET format = 'gif'", "is damaged: format \"gif\" is not one the library stores"),
+      ("UPDATE images SET orientation = 12", "is damaged: orientation 12 is not 1 to 8"),
+    ] {
+      let fresh = CLI()
+      let copy = fresh.library
+      try FileManager.default.copyItem(atPath: cli.library, toPath: copy)
+      try fresh.sqlite(sql)
+      for arguments in [["show", id], ["list"]] {
+        let result = try fresh(arguments)
+        #expect(result.status == 1, "\(sql): \(arguments)")
+        #expect(result.error.contains(message), "\(sql): \(result.error)")
+        #expect(result.error.hasSuffix("`catalogue check` reports it and says what to do\n"))
+      }
+      #expect(try fresh("check").status == 1, "\(sql)")
+    }
+  }
 }

@@ -260,44 +260,48 @@ extension Library {
       guard let row = rows.first else { throw .reviewNotFound(reference) }
       return Review(
         id: row.0, title: row.1, body: row.2, rating: row.3,
-        category: Category(rawValue: row.4) ?? .other, favorite: row.5,
-        created: DateText.parse(row.6) ?? Date(timeIntervalSince1970: 0),
-        updated: DateText.parse(row.7) ?? Date(timeIntervalSince1970: 0),
+        category: try RecordValue.category(row.4, of: row.0), favorite: row.5,
+        created: try RecordValue.time(row.6, "created", of: row.0),
+        updated: try RecordValue.time(row.7, "updated", of: row.0),
         images: try images(of: id))
     }
   }
 
   /// A review's images in order.
   func images(of id: String) throws(CatalogueError) -> [ReviewImage] {
-    try sql { () throws(DatabaseError) in
+    let rows = try sql { () throws(DatabaseError) in
       try database.query(
         "SELECT ri.position, ri.cover, \(Self.imageColumns) FROM review_images ri "
           + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = ? ORDER BY ri.position",
         [.text(id)]
-      ) { row in
-        ReviewImage(position: row.int(0), image: storedImage(row, from: 2), isCover: row.bool(1))
-      }
+      ) { row in (row.int(0), row.bool(1), ImageRow(row, from: 2)) }
     }
+    var images: [ReviewImage] = []
+    for (position, cover, image) in rows {
+      images.append(ReviewImage(position: position, image: try storedImage(image), isCover: cover))
+    }
+    return images
   }
 
   static let imageColumns =
     "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
     + "i.thumbnail_width, i.thumbnail_height, i.imported"
 
-  /// Reads the ten `imageColumns` starting at `column`.
-  func storedImage(_ row: Statement, from column: Int32) -> StoredImage {
-    let sha256 = row.text(column)
-    let format = ImageFormat(rawValue: row.text(column + 1)) ?? .jpeg
-    let thumbnailFormat = ImageFormat(rawValue: row.text(column + 6)) ?? .jpeg
+  /// A stored image from its record's columns; a value no build writes is a damaged record.
+  func storedImage(_ row: ImageRow) throws(CatalogueError) -> StoredImage {
+    let what = "image \(row.sha256.prefix(12))"
+    let format = try RecordValue.format(row.format, of: what)
+    let thumbnailFormat = try RecordValue.format(row.thumbnailFormat, of: what)
+    guard let orientation = Orientation(rawValue: row.orientation) else {
+      throw .damagedRecord(what, problem: "orientation \(row.orientation) is not 1 to 8")
+    }
     return StoredImage(
-      sha256: sha256, format: format, width: row.int(column + 2), height: row.int(column + 3),
-      orientation: Orientation(rawValue: row.int(column + 4)) ?? .up, bytes: row.int(column + 5),
-      thumbnailFormat: thumbnailFormat, thumbnailWidth: row.int(column + 7),
-      thumbnailHeight: row.int(column + 8),
-      imported: DateText.parse(row.text(column + 9)) ?? Date(timeIntervalSince1970: 0),
-      original: LibraryLayout.original(sha256: sha256, fileExtension: format.fileExtension),
+      sha256: row.sha256, format: format, width: row.width, height: row.height, orientation: orientation,
+      bytes: row.bytes, thumbnailFormat: thumbnailFormat, thumbnailWidth: row.thumbnailWidth,
+      thumbnailHeight: row.thumbnailHeight, imported: try RecordValue.time(row.imported, "imported", of: what),
+      original: LibraryLayout.original(sha256: row.sha256, fileExtension: format.fileExtension),
       thumbnail: LibraryLayout.thumbnail(
-        sha256: sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension))
+        sha256: row.sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension))
   }
 
   /// A page of reviews matching `query`.
@@ -350,8 +354,12 @@ extension Library {
       // FTS5's `rank` is bm25 with the ranking the table was made with.
       order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"
     }
+    typealias Row = (
+      seq: Int, id: String, title: String, rating: Int, category: String, favorite: Bool, created: String,
+      updated: String, imageCount: Int, cover: ImageRow?
+    )
     return try read { () throws(CatalogueError) -> ReviewPage in
-      try sql { () throws(DatabaseError) -> ReviewPage in
+      let (total, page, rows) = try sql { () throws(DatabaseError) -> (Int, [Int], [Row]) in
         // A search with no other filter is answered by the full-text index alone: every row
         // of it is a review, and joining each match to its review (to count them, or to rank
         // them) costs a lookup a match, which on a common word is most of the time.
@@ -371,7 +379,7 @@ extension Library {
         let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
           $0.int(0)
         }
-        guard !page.isEmpty else { return ReviewPage(reviews: [], total: total, offset: query.offset) }
+        guard !page.isEmpty else { return (total, [], []) }
         let placeholders = Array(repeating: "?", count: page.count).joined(separator: ", ")
         let rows = try database.query(
           """
@@ -383,21 +391,27 @@ extension Library {
           LEFT JOIN images i ON i.sha256 = c.image
           WHERE r.seq IN (\(placeholders))
           """, page.map { SQLValue($0) }
-        ) { row in
+        ) { row -> Row in
           (
-            row.int(0),
-            ReviewSummary(
-              id: row.text(1), title: row.text(2), rating: row.int(3),
-              category: Category(rawValue: row.text(4)) ?? .other, favorite: row.bool(5),
-              created: DateText.parse(row.text(6)) ?? Date(timeIntervalSince1970: 0),
-              updated: DateText.parse(row.text(7)) ?? Date(timeIntervalSince1970: 0),
-              imageCount: row.int(8),
-              cover: row.optionalText(9) == nil ? nil : storedImage(row, from: 9))
+            seq: row.int(0), id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4),
+            favorite: row.bool(5), created: row.text(6), updated: row.text(7), imageCount: row.int(8),
+            cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9)
           )
         }
-        let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
-        return ReviewPage(reviews: page.compactMap { bySeq[$0] }, total: total, offset: query.offset)
+        return (total, page, rows)
       }
+      var bySeq: [Int: ReviewSummary] = [:]
+      for row in rows {
+        var cover: StoredImage?
+        if let image = row.cover { cover = try storedImage(image) }
+        bySeq[row.seq] = ReviewSummary(
+          id: row.id, title: row.title, rating: row.rating,
+          category: try RecordValue.category(row.category, of: row.id),
+          favorite: row.favorite, created: try RecordValue.time(row.created, "created", of: row.id),
+          updated: try RecordValue.time(row.updated, "updated", of: row.id), imageCount: row.imageCount,
+          cover: cover)
+      }
+      return ReviewPage(reviews: page.compactMap { bySeq[$0] }, total: total, offset: query.offset)
     }
   }
 
@@ -415,5 +429,59 @@ extension Library {
       }
     }
     return deleted
+  }
+}
+
+/// The ten `imageColumns` of an image record, as stored.
+struct ImageRow {
+  var sha256: String
+  var format: String
+  var width: Int
+  var height: Int
+  var orientation: Int
+  var bytes: Int
+  var thumbnailFormat: String
+  var thumbnailWidth: Int
+  var thumbnailHeight: Int
+  var imported: String
+
+  /// Reads the columns starting at `column`.
+  init(_ row: Statement, from column: Int32) {
+    sha256 = row.text(column)
+    format = row.text(column + 1)
+    width = row.int(column + 2)
+    height = row.int(column + 3)
+    orientation = row.int(column + 4)
+    bytes = row.int(column + 5)
+    thumbnailFormat = row.text(column + 6)
+    thumbnailWidth = row.int(column + 7)
+    thumbnailHeight = row.int(column + 8)
+    imported = row.text(column + 9)
+  }
+}
+
+/// Stored values read back: one that no build writes means the record is damaged (edited by
+/// hand, or a broken disk), which is reported, never read as a default.
+enum RecordValue {
+  static func category(_ text: String, of id: String) throws(CatalogueError) -> Category {
+    guard let category = Category(rawValue: text) else {
+      throw .damagedRecord("review \(id)", problem: "category \"\(text)\" is not a category label")
+    }
+    return category
+  }
+
+  static func time(_ text: String, _ name: String, of what: String) throws(CatalogueError) -> Date {
+    guard let date = DateText.parse(text) else {
+      throw .damagedRecord(
+        what.count == 16 ? "review \(what)" : what, problem: "\(name) time \"\(text)\" is not a time")
+    }
+    return date
+  }
+
+  static func format(_ text: String, of what: String) throws(CatalogueError) -> ImageFormat {
+    guard let format = ImageFormat(rawValue: text), format.isSupported else {
+      throw .damagedRecord(what, problem: "format \"\(text)\" is not one the library stores")
+    }
+    return format
   }
 }

@@ -53,6 +53,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case database(DatabaseError)
   /// A library setting holds a value this build cannot use.
   case badSetting(key: String, value: String)
+  /// A record holds a value no build writes (`what`: "review 0123…", "image ab12…").
+  case damagedRecord(String, problem: String)
   /// An original in the library that no longer hashes to its name (or no longer decodes).
   case originalChanged(path: String)
   /// A failure of the catalogue itself, not of what it was given: a rule of the code broken.
@@ -152,6 +154,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "library setting \(key) holds \(value), which this build cannot use"
     case .invalidArgument(let text):
       return text
+    case .damagedRecord(let what, let problem):
+      return "\(what) is damaged: \(problem); `catalogue check` reports it and says what to do"
     case .originalChanged(let path):
       return "\(path) no longer matches its SHA-256 (or no longer decodes): restore it from a backup"
     case .internalFailure(let text):
