@@ -81,7 +81,7 @@ extension Commands {
         arguments.positionals, to: folder, force: force, archive: archive, progress: update)
     Progress.shared.clear()
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           ExportJSON(
             bundles: report.bundles.map {
@@ -172,7 +172,7 @@ extension Commands {
     }
     Progress.shared.clear()
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           ImportBundleJSON(
             imported: imported.map {

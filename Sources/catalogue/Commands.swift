@@ -52,7 +52,7 @@ enum Commands {
     let path = context.arguments.positionals.first ?? context.libraryPath
     let library = try Library.create(at: path)
     if context.json {
-      Terminal.print(Output.json(["library": library.path, "schema": String(try library.schemaVersion)]))
+      try Terminal.print(Output.json(["library": library.path, "schema": String(try library.schemaVersion)]))
     } else {
       Terminal.print("Created an empty library in \(library.path)")
     }
@@ -134,7 +134,7 @@ enum Commands {
     } else {
       review = try library.create(draft)
     }
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : review.id)
+    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : review.id)
     return 0
   }
 
@@ -169,7 +169,7 @@ enum Commands {
     if arguments.has("favorite") { draft.favorite = true }
     if arguments.has("no-favorite") { draft.favorite = false }
     let review = try library.update(current.id, with: draft)
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Updated \(review.id): \(review.title)")
+    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Updated \(review.id): \(review.title)")
     return 0
   }
 
@@ -180,7 +180,7 @@ enum Commands {
       positionals: 1...1, examples: ["catalogue show 3f2a", "catalogue show 3f2a --json"])
   ) { context in
     let review = try context.openLibraryToRead().review(context.arguments.positionals[0])
-    Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : Output.card(review))
+    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : Output.card(review))
     return 0
   }
 
@@ -232,7 +232,7 @@ enum Commands {
     let library = try context.openLibraryToRead()
     let page = try library.list(query)
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
     } else {
@@ -267,7 +267,7 @@ enum Commands {
       }
     }
     let removed = try library.delete(review.id)
-    Terminal.print(
+    try Terminal.print(
       context.json ? Output.json(["removed": Output.ReviewJSON(removed)]) : "Removed \(removed.id): \(removed.title)")
     return 0
   }
@@ -323,7 +323,7 @@ enum Commands {
     let result = try attachFiles(
       sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           Output.AttachJSON(
             review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
@@ -350,7 +350,7 @@ enum Commands {
     let result = try context.openLibrary().replace(arguments[0], image: arguments[1], with: arguments[2])
     let review = result.review
     if context.json {
-      Terminal.print(Output.json(Output.ReviewJSON(review)))
+      try Terminal.print(Output.json(Output.ReviewJSON(review)))
     } else if result.changed {
       Terminal.print("Replaced image \(arguments[1]) of \(Output.shortID(review.id)) (\(review.title))")
     } else {
@@ -367,7 +367,7 @@ enum Commands {
   ) { context in
     let arguments = context.arguments.positionals
     let review = try context.openLibrary().detach(arguments[0], image: arguments[1])
-    Terminal.print(
+    try Terminal.print(
       context.json
         ? Output.json(Output.ReviewJSON(review))
         : "Detached image \(arguments[1]) from \(Output.shortID(review.id)) (\(review.title))")
@@ -381,7 +381,7 @@ enum Commands {
   ) { context in
     let arguments = context.arguments.positionals
     let review = try context.openLibrary().setCover(arguments[0], image: arguments[1])
-    Terminal.print(
+    try Terminal.print(
       context.json
         ? Output.json(Output.ReviewJSON(review))
         : "Cover of \(Output.shortID(review.id)) is now image \(review.cover?.position ?? 0)")
@@ -398,7 +398,7 @@ enum Commands {
       throw UsageError(message: "POSITION must be a whole number from 1, not \(arguments[2])", command: "move")
     }
     let review = try context.openLibrary().move(arguments[0], image: arguments[1], to: position)
-    Terminal.print(
+    try Terminal.print(
       context.json
         ? Output.json(Output.ReviewJSON(review))
         : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")

@@ -138,7 +138,7 @@ extension Commands {
     }
     let healthy = remaining.map(\.isEmpty) ?? report.isHealthy
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           CheckJSON(
             healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
@@ -200,7 +200,7 @@ extension Commands {
     let before = library.openedSchemaVersion
     let after = try library.schemaVersion
     if context.json {
-      Terminal.print(Output.json(["library": library.path, "schema": String(after), "was": String(before)]))
+      try Terminal.print(Output.json(["library": library.path, "schema": String(after), "was": String(before)]))
     } else if before == after {
       Terminal.print("\(library.path) is up to date (schema \(after)).")
     } else {
@@ -252,7 +252,7 @@ extension Commands {
     Progress.shared.clear()
     for failure in report.failures { Terminal.printError("error: \(failure.target): \(failure.problem)") }
     if context.json {
-      Terminal.print(
+      try Terminal.print(
         Output.json(
           RebuildJSON(
             spec: report.spec.name, rebuilt: report.rebuilt, removed: report.removed,

@@ -128,10 +128,16 @@ enum Output {
     let reason: String
   }
 
-  static func json(_ value: some Encodable) -> String {
+  /// A value as JSON; an encoding failure is an error of its own, never an empty object.
+  static func json(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}" }
+    let data: Data
+    do {
+      data = try encoder.encode(value)
+    } catch {
+      throw OutputError(message: "cannot write the result as JSON: \(error)")
+    }
     // JSON escapes U+0000–U+001F itself; DEL and the C1 controls (U+0085, U+009B: a CSI on
     // some terminals) are escaped too, so that no control character reaches a terminal raw.
     var text = ""
@@ -266,4 +272,10 @@ enum Output {
     if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
     return String(format: "%.1f MB", Double(bytes) / 1_048_576)
   }
+}
+
+/// Output that could not be made: the work was done, but its report cannot be printed (exit 1).
+struct OutputError: Error, CustomStringConvertible {
+  let message: String
+  var description: String { message }
 }

@@ -346,8 +346,19 @@ extension Library {
     do {
       try target.move(temporary, to: content.folder)
     } catch {
-      if let aside { try? target.move(aside, to: content.folder) }
       removeOwnFiles(content.files.map(\.path), in: staging.root)
+      if let aside {
+        do {
+          try target.move(aside, to: content.folder)
+        } catch {
+          // Said, not swallowed: the old bundle is whole under its hidden name, and the next
+          // export into this folder puts it back before anything else.
+          throw .exportBlocked(
+            path: "\(folder)/\(content.folder)",
+            reason: "the new bundle could not be put in place (\(error)), and the old one waits as \(aside) "
+              + "until the next export into this folder puts it back")
+        }
+      }
       throw error
     }
     if let aside, let replacing {

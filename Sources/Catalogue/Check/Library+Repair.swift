@@ -80,7 +80,11 @@ extension Library {
     let bySHA = Dictionary(records.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })
     for finding in (byKind[.invalidImageRecord] ?? []) + (byKind[.originalFactsMismatch] ?? []) {
       guard let record = bySHA[finding.target] else { continue }
-      guard let header = try healthyHeader(of: record) else {
+      let header: ImageHeader
+      do {
+        header = try verifiedHeader(of: record)
+      } catch {
+        // Missing, changed or undecodable: the original is the user's to restore.
         result.unrepaired.append(finding)
         continue
       }
@@ -115,7 +119,7 @@ extension Library {
       guard !now.findings.isEmpty else { continue }
       do throws(CatalogueError) {
         if dryRun {
-          guard try healthyHeader(of: record) != nil else { throw .originalChanged(path: record.originalPath) }
+          _ = try verifiedHeader(of: record)
         } else {
           try remakeThumbnail(record)
         }
@@ -148,10 +152,16 @@ extension Library {
     try relink(review, links.map(\.image.sha256), cover: links.first(where: \.isCover)?.image.sha256, now: nil)
   }
 
-  /// The original's header, if the original is there, hashes to its name and decodes.
-  private func healthyHeader(of record: ImageRecord) throws(CatalogueError) -> ImageHeader? {
-    guard let bytes = try? files.read(record.originalPath), SHA256.hex(bytes) == record.sha256 else { return nil }
-    return try? ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions).header
+  /// The original's header, once it is read, hashed against its name and decoded; the error
+  /// says which of those failed.
+  private func verifiedHeader(of record: ImageRecord) throws(CatalogueError) -> ImageHeader {
+    let bytes = try files.read(record.originalPath)
+    guard SHA256.hex(bytes) == record.sha256 else { throw .originalChanged(path: record.originalPath) }
+    do {
+      return try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions).header
+    } catch {
+      throw .imageRejected(file: record.originalPath, reason: error)
+    }
   }
 
   /// Makes a record's thumbnail again from its verified original and records what it made.
