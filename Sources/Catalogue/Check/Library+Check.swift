@@ -409,7 +409,6 @@ extension Library {
   }
 
   private func rootEntries() throws(CatalogueError) -> [String] {
-    guard let local = files as? LocalFileStore else { return [] }
-    return try local.entries(in: "")
+    try files.names(in: "")
   }
 }

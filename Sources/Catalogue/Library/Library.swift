@@ -23,7 +23,7 @@ public final class Library {
   static let bytesPerPixelCap = 4
   /// Called just before an import's records are committed; a test makes it fail to check that
   /// nothing is half-linked.
-  public var beforeCommitHook: (() throws(CatalogueError) -> Void)?
+  var beforeCommitHook: (() throws(CatalogueError) -> Void)?
 
   /// The schema version the database was at when it was opened (before any upgrade).
   public internal(set) var openedSchemaVersion = Schema.current
@@ -37,15 +37,7 @@ public final class Library {
   {
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
-    if let local = store as? LocalFileStore {
-      if let status = FileStatus.at(path) {
-        guard status.kind == .folder else { throw .notAFolder(path: path) }
-        // A library owns its folder: check reports anything else in it, for ever.
-        let entries = try local.entries(in: "")
-        if !entries.isEmpty { throw .folderNotEmpty(path: path, entries: entries) }
-      }
-      try local.makeRoot()
-    }
+    try store.makeEmptyRoot()
     let database = try open(path: "\(path)/\(LibraryLayout.database)", create: true)
     do {
       // WAL lets readers go on while one process writes; it is a property of the file.

@@ -26,6 +26,11 @@ public protocol FileStore: AnyObject, Sendable {
   func remove(_ path: String) throws(CatalogueError)
   /// Removes the folder at `path` if it is there and empty; leaves it otherwise.
   func removeFolderIfEmpty(_ path: String) throws(CatalogueError)
+  /// The names in `folder` itself (`""`: the store's root), files and folders, in byte order.
+  func names(in folder: String) throws(CatalogueError) -> [String]
+  /// Makes the store's root for a new library: refused when something that is not a folder is
+  /// there, or a folder that holds anything.
+  func makeEmptyRoot() throws(CatalogueError)
   /// Every file below `folder`, as paths relative to the store, in name order.
   func files(under folder: String) throws(CatalogueError) -> [String]
   /// The path a user can open, for messages and output.

@@ -5,7 +5,7 @@ public final class LocalFileStore: FileStore {
   /// The library folder.
   public let root: String
   /// Called before each step of a write; a test makes a step fail by throwing from it.
-  public var faultHook: (@Sendable (FileStep, String) throws(CatalogueError) -> Void)? {
+  var faultHook: (@Sendable (FileStep, String) throws(CatalogueError) -> Void)? {
     get { hook.withLock { $0 } }
     set { hook.withLock { $0 = newValue } }
   }
@@ -79,8 +79,18 @@ public final class LocalFileStore: FileStore {
     return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
+  public func makeEmptyRoot() throws(CatalogueError) {
+    if let status = FileStatus.at(root) {
+      guard status.kind == .folder else { throw .notAFolder(path: root) }
+      // A library owns its folder: check reports anything else in it, for ever.
+      let entries = try names(in: "")
+      if !entries.isEmpty { throw .folderNotEmpty(path: root, entries: entries) }
+    }
+    try makeRoot()
+  }
+
   /// The names in `folder` itself (files and folders), in the order of their bytes.
-  func entries(in folder: String) throws(CatalogueError) -> [String] {
+  public func names(in folder: String) throws(CatalogueError) -> [String] {
     let path = folder.isEmpty ? root : location(of: folder)
     do {
       return try FileSystem.names(in: path)
