@@ -34,7 +34,7 @@ public enum InputFile {
     }
     if file.size > sizeCap { throw .fileTooLarge(path: path, bytes: file.size, cap: sizeCap) }
     if !whole {
-      let rest = try file.read(upTo: sizeCap + 1 - bytes.count)
+      let rest = try file.read(upTo: sizeCap + 1 - bytes.count, expected: file.size - bytes.count + 1)
       bytes += rest
       // The file grew since it was measured.
       if bytes.count > sizeCap { throw .fileTooLarge(path: path, bytes: bytes.count, cap: sizeCap) }
@@ -106,9 +106,9 @@ private struct OpenFile {
   func close() { descriptor.close() }
 
   /// Up to `limit` more bytes, fewer only at the end of the file.
-  func read(upTo limit: Int) throws(CatalogueError) -> [UInt8] {
+  func read(upTo limit: Int, expected: Int? = nil) throws(CatalogueError) -> [UInt8] {
     do {
-      return try descriptor.read(upTo: limit)
+      return try descriptor.read(upTo: limit, expected: expected)
     } catch {
       throw .io(operation: .read, path: path, code: error.rawValue)
     }

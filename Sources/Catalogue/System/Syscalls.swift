@@ -168,10 +168,29 @@ struct FileDescriptor: Sendable {
     try valueOrErrno { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }.get()
   }
 
-  /// Up to `limit` more bytes, fewer only at the end of the file.
-  func read(upTo limit: Int) throws(Errno) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: min(max(limit, 1), 1 << 20))
+  /// Up to `limit` more bytes, fewer only at the end of the file. `expected` (a file's size)
+  /// lets the bytes be read straight into one buffer of the right size, with no copy.
+  func read(upTo limit: Int, expected: Int? = nil) throws(Errno) -> [UInt8] {
+    // First straight into a buffer of the expected size (or a first chunk of at most 1 MiB).
+    let first = min(max(expected ?? (1 << 20), 1), limit)
+    var failure: Errno?
+    var bytes = [UInt8](unsafeUninitializedCapacity: first) { buffer, initialized in
+      while initialized < first {
+        do throws(Errno) {
+          let got = try read(
+            into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized..<first]))
+          if got == 0 { break }
+          initialized += got
+        } catch {
+          failure = error
+          break
+        }
+      }
+    }
+    if let failure { throw failure }
+    guard bytes.count == first, first < limit else { return bytes }
+    // More than expected: on in chunks.
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
     while bytes.count < limit {
       let want = min(chunk.count, limit - bytes.count)
       let got = try chunk.withUnsafeMutableBufferPointer { (buffer) throws(Errno) in
@@ -285,15 +304,7 @@ enum FileSystem {
     let status = try descriptor.status()
     if status.kind == .folder { throw Errno.isDirectory }
     // The size is a hint: a file that grew or shrank since is read to its real end.
-    var bytes = try descriptor.read(upTo: status.size)
-    if bytes.count == status.size {
-      while true {
-        let more = try descriptor.read(upTo: 1 << 16)
-        if more.isEmpty { break }
-        bytes += more
-      }
-    }
-    return bytes
+    return try descriptor.read(upTo: Int.max, expected: status.size + 1)
   }
 }
 
