@@ -70,9 +70,7 @@ extension Library {
     to folder: String, force: Bool = false, archive: Bool = false,
     progress: ((ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> ExportReport {
-    let ids = try sql { () throws(DatabaseError) in
-      try database.query("SELECT id FROM reviews ORDER BY seq") { $0.text(0) }
-    }
+    let ids = try records.reviewIDs(byID: false)
     return try export(
       ids: ids, to: folder, force: force, archive: archive, catalogue: true, progress: progress)
   }

@@ -116,9 +116,7 @@ extension Library {
             id = nil
           } else if replaced {
             oldHashes = try images(of: record.id).map(\.image.sha256)
-            try sql { () throws(DatabaseError) in
-              try database.run("DELETE FROM reviews WHERE id = ?", [.text(record.id)])
-            }
+            try records.deleteReview(id: record.id)
           }
           guard filesInPlace(stored) else {
             let missing =
@@ -145,9 +143,7 @@ extension Library {
 
   /// The title of the review with exactly this id, if the library has one.
   private func existingTitle(_ id: String) throws(CatalogueError) -> String? {
-    try sql { () throws(DatabaseError) in
-      try database.query("SELECT title FROM reviews WHERE id = ?", [.text(id)]) { $0.text(0) }.first
-    }
+    try records.reviewTitle(id: id)
   }
 
   /// Decodes the bundle's pictures on all cores with the library's limits and thumbnail spec,

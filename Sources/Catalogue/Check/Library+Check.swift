@@ -59,10 +59,7 @@ extension Library {
       let records = try imageRecords()
       findings += checkImageRecords(records)
       findings += try checkLinks()
-      let count = try sql { () throws(DatabaseError) in
-        try database.query("SELECT count(*) FROM reviews") { $0.int(0) }.first ?? 0
-      }
-      return (count, records)
+      return (try self.records.reviewCount(), records)
     }
     let verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
     findings += verdicts.flatMap(\.findings)
@@ -78,9 +75,9 @@ extension Library {
     var findings: [Finding] = []
     // integrity_check also reports rows that break CHECK and NOT NULL constraints: those are
     // the record checks' to report, as invalid records, not a damaged file.
-    let integrity = try sql { () throws(DatabaseError) in
-      try database.query(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check") { $0.text(0) }
-    }.filter { $0 != "ok" && !$0.hasPrefix("CHECK constraint failed") && !$0.hasPrefix("NULL value in") }
+    let integrity = try records.integrityProblems(quick: quick).filter {
+      !$0.hasPrefix("CHECK constraint failed") && !$0.hasPrefix("NULL value in")
+    }
     if !integrity.isEmpty {
       findings.append(
         Finding(
@@ -89,9 +86,7 @@ extension Library {
           remedy: "restore catalogue.sqlite from a backup; `catalogue export --all` saves what still reads",
           repairable: false))
     }
-    let violations = try sql { () throws(DatabaseError) in
-      try database.query("PRAGMA foreign_key_check") { ($0.text(0), $0.text(2)) }
-    }
+    let violations = try records.foreignKeyViolations().map { ($0.table, $0.parent) }
     for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
       findings.append(
         Finding(
@@ -99,7 +94,7 @@ extension Library {
           problem: "links point at records that do not exist (\(table))",
           remedy: "repair removes the broken links", repairable: true))
     }
-    let version = try Schema.version(of: database)
+    let version = try Schema.version(of: records.database)
     if version != Schema.current {
       findings.append(
         Finding(
@@ -117,29 +112,17 @@ extension Library {
     return findings
   }
 
-  /// Whether the FTS index matches the reviews it indexes (FTS5's own integrity check, which
-  /// with rank 1 compares an external-content index with its content table).
-  func searchIndexInStep() throws(CatalogueError) -> Bool {
-    do {
-      try database.run("INSERT INTO reviews_fts (reviews_fts, rank) VALUES ('integrity-check', 1)")
-      return true
-    } catch {
-      // SQLITE_CORRUPT_VTAB (267) and plain SQLITE_CORRUPT both mean "out of step".
-      if error.primaryCode == 11 { return false }
-      throw .database(error)
-    }
-  }
+  /// Whether the full-text index matches the reviews it indexes.
+  func searchIndexInStep() throws(CatalogueError) -> Bool { try records.searchIndexInStep() }
 
   // MARK: Records
 
   private func checkReviewRecords() throws(CatalogueError) -> [Finding] {
-    let rows = try sql { () throws(DatabaseError) in
-      try database.query("SELECT id, title, body, rating, category, created, updated FROM reviews ORDER BY id") {
-        (
-          $0.text(0), ReviewDraft(title: $0.text(1), body: $0.text(2), rating: $0.int(3), category: $0.text(4)),
-          $0.text(5), $0.text(6)
-        )
-      }
+    let rows = try records.allReviews().map { row in
+      (
+        row.id, ReviewDraft(title: row.title, body: row.body, rating: row.rating, category: row.category),
+        row.created, row.updated
+      )
     }
     var findings: [Finding] = []
     for (id, draft, created, updated) in rows {
@@ -161,26 +144,7 @@ extension Library {
     return findings
   }
 
-  func imageRecords() throws(CatalogueError) -> [ImageRecord] {
-    let links = try sql { () throws(DatabaseError) in
-      try database.query("SELECT image, review FROM review_images ORDER BY review") { ($0.text(0), $0.text(1)) }
-    }
-    let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
-    return try sql { () throws(DatabaseError) in
-      try database.query(
-        """
-        SELECT sha256, format, width, height, orientation, bytes, thumbnail_format, thumbnail_width,
-          thumbnail_height
-        FROM images ORDER BY sha256
-        """
-      ) {
-        ImageRecord(
-          sha256: $0.text(0), format: $0.text(1), width: $0.int(2), height: $0.int(3),
-          orientation: $0.int(4), bytes: $0.int(5), thumbnailFormat: $0.text(6),
-          thumbnailWidth: $0.int(7), thumbnailHeight: $0.int(8), reviews: reviews[$0.text(0)] ?? [])
-      }
-    }
-  }
+  func imageRecords() throws(CatalogueError) -> [ImageRecord] { try records.imageRecords() }
 
   private func checkImageRecords(_ records: [ImageRecord]) -> [Finding] {
     records.compactMap { record in
@@ -200,11 +164,7 @@ extension Library {
   }
 
   private func checkLinks() throws(CatalogueError) -> [Finding] {
-    let rows = try sql { () throws(DatabaseError) in
-      try database.query("SELECT review, position, cover FROM review_images ORDER BY review, position") {
-        ($0.text(0), $0.int(1), $0.bool(2))
-      }
-    }
+    let rows = try records.links().map { ($0.review, $0.position, $0.cover) }
     var findings: [Finding] = []
     for (review, links) in Dictionary(grouping: rows, by: \.0).sorted(by: { $0.key < $1.key }) {
       if !links.contains(where: \.2) {

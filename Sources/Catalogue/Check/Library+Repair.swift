@@ -28,29 +28,15 @@ extension Library {
     for finding in byKind[.searchIndexOutOfStep] ?? [] {
       guard !(try searchIndexInStep()) else { continue }
       if !dryRun {
-        try write { () throws(CatalogueError) in
-          try sql { () throws(DatabaseError) in
-            try database.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')")
-          }
-        }
+        try write { () throws(CatalogueError) in try self.records.rebuildSearchIndex() }
       }
       did(finding, "rebuilt the full-text index from the reviews")
     }
     for finding in byKind[.foreignKeyViolation] ?? [] {
       let removed = try write { () throws(CatalogueError) -> Int in
-        let broken = try sql { () throws(DatabaseError) in
-          try database.query(
-            "SELECT review, position FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) "
-              + "OR review NOT IN (SELECT id FROM reviews)"
-          ) { ($0.text(0), $0.int(1)) }
-        }
+        let broken = try self.records.removeBrokenLinks(dryRun: dryRun)
         if !dryRun {
-          try sql { () throws(DatabaseError) in
-            try database.run(
-              "DELETE FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) "
-                + "OR review NOT IN (SELECT id FROM reviews)")
-          }
-          for review in Set(broken.map(\.0)) { try renumber(review) }
+          for review in Set(broken.map(\.review)) { try renumber(review) }
         }
         return broken.count
       }
@@ -90,14 +76,7 @@ extension Library {
       }
       if !dryRun {
         try write { () throws(CatalogueError) in
-          try sql { () throws(DatabaseError) in
-            try database.run(
-              "UPDATE images SET format = ?, width = ?, height = ?, orientation = ? WHERE sha256 = ?",
-              [
-                .text(header.format.rawValue), SQLValue(header.uprightWidth), SQLValue(header.uprightHeight),
-                SQLValue(header.orientation.rawValue), .text(record.sha256),
-              ])
-          }
+          try self.records.setFacts(of: record.sha256, header)
         }
       }
       did(

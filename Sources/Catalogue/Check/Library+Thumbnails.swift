@@ -63,11 +63,7 @@ extension Library {
   /// Records the format and size of the thumbnail made for the picture `sha256` (inside the
   /// caller's write transaction).
   func recordThumbnail(_ thumbnail: Thumbnail, of sha256: String) throws(CatalogueError) {
-    try sql { () throws(DatabaseError) in
-      try database.run(
-        "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
-        [.text(thumbnail.format.rawValue), SQLValue(thumbnail.width), SQLValue(thumbnail.height), .text(sha256)])
-    }
+    try records.setThumbnail(of: sha256, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height)
   }
 
   /// Makes and records the thumbnails for `spec`, holding the library lock shared (as an
@@ -105,7 +101,7 @@ extension Library {
     if let error = writeErrors.withLock({ $0.first }) { throw error }
     try Interruption.check()
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in try saveSetting("thumbnail_spec", spec.name) }
+      try self.records.saveSetting("thumbnail_spec", spec.name)
       for (record, outcome) in zip(records, outcomes) {
         guard case .made(let thumbnail) = outcome else { continue }
         try recordThumbnail(thumbnail, of: record.sha256)

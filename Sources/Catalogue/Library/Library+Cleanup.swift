@@ -44,9 +44,7 @@ extension Library {
     defer { withExtendedLifetime(lock) {} }
     try write(interruptible: false) { () throws(CatalogueError) in
       for hash in hashes.sorted() {
-        let recorded = try sql { () throws(DatabaseError) in
-          try database.scalar("SELECT 1 FROM images WHERE sha256 = ?", [.text(hash)]) != nil
-        }
+        let recorded = try records.hasImage(sha256: hash)
         if recorded { continue }
         for format in ImageFormat.allCases where format.isSupported {
           try files.remove(LibraryLayout.original(sha256: hash, fileExtension: format.fileExtension))

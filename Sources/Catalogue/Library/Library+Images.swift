@@ -121,21 +121,7 @@ extension Library {
 
   /// Adds the image record, unless the picture is in the library already.
   func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
-    try sql { () throws(DatabaseError) in
-      try database.run(
-        """
-        INSERT INTO images (sha256, format, width, height, orientation, bytes, thumbnail_format,
-          thumbnail_width, thumbnail_height, imported)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (sha256) DO NOTHING
-        """,
-        [
-          .text(image.sha256), .text(image.format.rawValue), SQLValue(image.width),
-          SQLValue(image.height), SQLValue(image.orientation.rawValue), SQLValue(image.bytes),
-          .text(image.thumbnailFormat.rawValue), SQLValue(image.thumbnailWidth),
-          SQLValue(image.thumbnailHeight), .text(DateText.format(image.imported)),
-        ])
-    }
+    try records.insertImage(image)
   }
 
   /// Rewrites a review's links to match `images`, in order, `cover` marking the cover (the
@@ -143,18 +129,7 @@ extension Library {
   /// a repair changes no review's story).
   func relink(_ id: String, _ images: [String], cover: String?, now: Date?) throws(CatalogueError) {
     let coverHash = images.contains { $0 == cover } ? cover : images.first
-    try sql { () throws(DatabaseError) in
-      try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
-      for (index, hash) in images.enumerated() {
-        try database.run(
-          "INSERT INTO review_images (review, position, image, cover) VALUES (?, ?, ?, ?)",
-          [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == coverHash)])
-      }
-      if let now {
-        try database.run(
-          "UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(now)), .text(id)])
-      }
-    }
+    try records.setLinks(ofReview: id, images, cover: coverHash, updated: now)
   }
 
   /// Whether the files of `images` are still in place, checked inside the write transaction
@@ -283,11 +258,7 @@ extension Library {
   ) throws(CatalogueError) -> AttachReport {
     var failures = failures
     let attachedHashes = try write { () throws(CatalogueError) -> [String] in
-      guard
-        try sql({ () throws(DatabaseError) in
-          try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
-        })
-      else { throw .reviewNotFound(reference) }
+      guard try records.hasReview(id: id) else { throw .reviewNotFound(reference) }
       let current = try images(of: id)
       var hashes = current.map(\.image.sha256)
       var added: [String] = []

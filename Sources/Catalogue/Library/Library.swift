@@ -10,7 +10,10 @@ public final class Library {
   /// The library folder.
   public let path: String
   public let files: any FileStore
-  let database: Database
+  /// The records, in SQLite; every SQL statement goes through it.
+  let records: SQLiteRecords
+  /// The connection under the records, for tests.
+  var database: Database { records.database }
   /// How thumbnails are made; a library setting.
   public internal(set) var thumbnailSpec: ThumbnailSpec
   /// Limits for decoding imports; the pixel budget is a library setting.
@@ -38,13 +41,8 @@ public final class Library {
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
     try store.makeEmptyRoot()
-    let database = try open(path: "\(path)/\(LibraryLayout.database)", create: true)
-    do {
-      // WAL lets readers go on while one process writes; it is a property of the file.
-      try database.execute("PRAGMA journal_mode = WAL")
-    } catch {
-      throw .database(error)
-    }
+    let database = try SQLiteRecords.connect(
+      path: "\(path)/\(LibraryLayout.database)", create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     try Schema.migrate(database, path: path)
     return try Library(path: path, files: store, database: database)
   }
@@ -66,7 +64,8 @@ public final class Library {
     }
     let file = "\(path)/\(LibraryLayout.database)"
     try Self.checkDatabaseFile(file)
-    let database = try Self.open(path: file, create: false)
+    let database = try SQLiteRecords.connect(
+      path: file, create: false, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
     var found = 0
     do throws(CatalogueError) {
       found = try Schema.version(of: database)
@@ -117,10 +116,10 @@ public final class Library {
   private init(path: String, files: any FileStore, database: Database) throws(CatalogueError) {
     self.path = path
     self.files = files
-    self.database = database
+    self.records = SQLiteRecords(database)
     self.thumbnailSpec = .default
     self.decodeOptions = DecodeOptions()
-    let settings = try self.settings()
+    let settings = try records.settings()
     if let name = settings["thumbnail_spec"] {
       guard let spec = ThumbnailSpec(name: name) else {
         throw .badSetting(key: "thumbnail_spec", value: name)
@@ -141,20 +140,6 @@ public final class Library {
     }
   }
 
-  private static func open(path: String, create: Bool) throws(CatalogueError) -> Database {
-    do {
-      let database = try Database(path: path, create: create)
-      try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-      // FULL: a committed transaction survives a power cut, not only a crash. Memory-mapped
-      // reads spare a copy of every page a large list or search touches.
-      try database.execute(
-        "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA mmap_size = 268435456")
-      return database
-    } catch {
-      throw .database(error)
-    }
-  }
-
   /// The schema version of the open database.
   public var schemaVersion: Int {
     get throws(CatalogueError) { try Schema.version(of: database) }
@@ -162,18 +147,11 @@ public final class Library {
 
   // MARK: Settings
 
-  private func settings() throws(CatalogueError) -> [String: String] {
-    let rows = try sql { () throws(DatabaseError) in
-      try database.query("SELECT key, value FROM settings") { ($0.text(0), $0.text(1)) }
-    }
-    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-  }
-
   /// Changes the library's thumbnail spec (existing thumbnails are then stale until rebuilt).
   public func setThumbnailSpec(_ spec: ThumbnailSpec) throws(CatalogueError) {
     guard spec.problems.isEmpty else { throw .invalidArgument(spec.problems.joined(separator: "; ")) }
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in try saveSetting("thumbnail_spec", spec.name) }
+      try records.saveSetting("thumbnail_spec", spec.name)
     }
     thumbnailSpec = spec
   }
@@ -182,7 +160,7 @@ public final class Library {
   public func setPixelBudget(_ pixels: Int) throws(CatalogueError) {
     guard pixels > 0 else { throw .invalidArgument("the pixel budget must be positive, not \(pixels)") }
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in try saveSetting("pixel_budget", String(pixels)) }
+      try records.saveSetting("pixel_budget", String(pixels))
     }
     decodeOptions.pixelBudget = pixels
   }
@@ -191,7 +169,7 @@ public final class Library {
   public func setFileSizeCap(_ bytes: Int) throws(CatalogueError) {
     guard bytes > 0 else { throw .invalidArgument("the file-size cap must be positive, not \(bytes)") }
     try write { () throws(CatalogueError) in
-      try sql { () throws(DatabaseError) in try saveSetting("file_size_cap", String(bytes)) }
+      try records.saveSetting("file_size_cap", String(bytes))
     }
     storedFileSizeCap = bytes
   }
@@ -201,30 +179,14 @@ public final class Library {
     try InputFile.readPicture(source, sizeCap: fileSizeCap, pixelBudget: decodeOptions.pixelBudget)
   }
 
-  /// Stores a setting (inside the caller's transaction).
-  func saveSetting(_ key: String, _ value: String) throws(DatabaseError) {
-    try database.run(
-      "INSERT INTO settings (key, value) VALUES (?, ?) "
-        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
-  }
-
   // MARK: Plumbing
-
-  /// Runs SQLite work, turning its errors into catalogue errors.
-  func sql<T>(_ body: () throws(DatabaseError) -> T) throws(CatalogueError) -> T {
-    do {
-      return try body()
-    } catch {
-      throw .database(error)
-    }
-  }
 
   /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none. When
   /// `interruptible`, a stop asked for by a signal (see ``Interruption``) rolls it back, at the
   /// start or just before the commit.
   func write<T>(interruptible: Bool = true, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     if interruptible { try Interruption.check() }
-    return try database.writeTransaction { () throws(CatalogueError) -> T in
+    return try records.writeTransaction { () throws(CatalogueError) -> T in
       let result = try body()
       if interruptible { try Interruption.check() }
       return result
@@ -233,6 +195,6 @@ public final class Library {
 
   /// Runs `body` on one consistent snapshot.
   func read<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
-    try database.readTransaction(body)
+    try records.readTransaction(body)
   }
 }

@@ -1,0 +1,493 @@
+import Foundation
+import ImagePipeline
+
+/// The catalogue's records in SQLite: every SQL statement of `Catalogue` is in this file. The
+/// library holds the rules (validation, ids, files, locks, interruptions) and asks this type for
+/// the records, by operations that name what they do, so that another record store (PostgreSQL,
+/// for a team) could be written against the same operations. Values come back as stored (see
+/// ``RecordValue`` for reading them); SQLite's failures come back as catalogue errors.
+///
+/// Not `Sendable`: one owner uses it, as it uses its one connection.
+final class SQLiteRecords {
+  let database: Database
+
+  init(_ database: Database) { self.database = database }
+
+  /// Opens (or with `create`, creates, in WAL mode) the database at `path`, with the busy
+  /// timeout, foreign keys, full synchronous commits and memory-mapped reads.
+  static func connect(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws(CatalogueError) -> Database {
+    do {
+      let database = try Database(path: path, create: create)
+      try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+      // WAL lets readers go on while one process writes; it is a property of the file.
+      if create { try database.execute("PRAGMA journal_mode = WAL") }
+      // FULL: a committed transaction survives a power cut, not only a crash. Memory-mapped
+      // reads spare a copy of every page a large list or search touches.
+      try database.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA mmap_size = 268435456")
+      return database
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  /// Runs SQLite work, turning its errors into catalogue errors.
+  private func sql<T>(_ body: () throws(DatabaseError) -> T) throws(CatalogueError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  // MARK: Transactions
+
+  func writeTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    try database.writeTransaction(body)
+  }
+
+  func readTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    try database.readTransaction(body)
+  }
+
+  // MARK: Settings
+
+  func settings() throws(CatalogueError) -> [String: String] {
+    let rows = try sql { () throws(DatabaseError) in
+      try database.query("SELECT key, value FROM settings") { ($0.text(0), $0.text(1)) }
+    }
+    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Stores a setting (inside the caller's transaction).
+  func saveSetting(_ key: String, _ value: String) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [.text(key), .text(value)])
+    }
+  }
+
+  // MARK: Reviews
+
+  /// A review's columns, as stored.
+  struct ReviewRow {
+    var id: String
+    var title: String
+    var body: String
+    var rating: Int
+    var category: String
+    var favorite: Bool
+    var created: String
+    var updated: String
+  }
+
+  /// Inserts a review; `false` when `id` is taken already.
+  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date) throws(CatalogueError) -> Bool {
+    do {
+      try database.run(
+        """
+        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .text(id), .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
+          SQLValue(fields.favorite), .text(DateText.format(created)), .text(DateText.format(updated)),
+        ])
+      return true
+    } catch  where error.isConstraintViolation && reviewExists(id) {
+      return false
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  func updateReview(id: String, _ fields: ReviewFields, updated: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, updated = ? WHERE id = ?",
+        [
+          .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
+          SQLValue(fields.favorite), .text(DateText.format(updated)), .text(id),
+        ])
+    }
+  }
+
+  /// Deletes a review; its links to images go with it.
+  func deleteReview(id: String) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in try database.run("DELETE FROM reviews WHERE id = ?", [.text(id)]) }
+  }
+
+  private func reviewExists(_ id: String) -> Bool {
+    (try? database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)])) != nil
+  }
+
+  /// Whether a review has the id `id`.
+  func hasReview(id: String) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in try database.scalar("SELECT 1 FROM reviews WHERE id = ?", [.text(id)]) != nil
+    }
+  }
+
+  /// The ids that start with `prefix` (lowercase hexadecimal), at most `limit`, in order.
+  func reviewIDs(withPrefix prefix: String, limit: Int) throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT id FROM reviews WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+        [.text(prefix), .text(prefix + "g"), SQLValue(limit)]
+      ) { $0.text(0) }
+    }
+  }
+
+  /// Every review id, in id order (`byID`) or in the order they were added.
+  func reviewIDs(byID: Bool) throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT id FROM reviews ORDER BY \(byID ? "id" : "seq")") { $0.text(0) }
+    }
+  }
+
+  /// The ids just before and just after `id` in id order.
+  func neighbourIDs(of id: String) throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      var found: [String] = []
+      for neighbour in [
+        "SELECT id FROM reviews WHERE id < ? ORDER BY id DESC LIMIT 1",
+        "SELECT id FROM reviews WHERE id > ? ORDER BY id LIMIT 1",
+      ] {
+        if case .text(let other) = try database.scalar(neighbour, [.text(id)]) { found.append(other) }
+      }
+      return found
+    }
+  }
+
+  func review(id: String) throws(CatalogueError) -> ReviewRow? {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT id, title, body, rating, category, favorite, created, updated FROM reviews WHERE id = ?", [.text(id)]
+      ) { row in
+        ReviewRow(
+          id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
+          favorite: row.bool(5), created: row.text(6), updated: row.text(7))
+      }.first
+    }
+  }
+
+  /// Every review, in id order.
+  func allReviews() throws(CatalogueError) -> [ReviewRow] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT id, title, body, rating, category, favorite, created, updated FROM reviews ORDER BY id"
+      ) {
+        row in
+        ReviewRow(
+          id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
+          favorite: row.bool(5), created: row.text(6), updated: row.text(7))
+      }
+    }
+  }
+
+  func reviewTitle(id: String) throws(CatalogueError) -> String? {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT title FROM reviews WHERE id = ?", [.text(id)]) { $0.text(0) }.first
+    }
+  }
+
+  func reviewCount() throws(CatalogueError) -> Int {
+    try sql { () throws(DatabaseError) in try database.query("SELECT count(*) FROM reviews") { $0.int(0) }.first ?? 0 }
+  }
+
+  /// The category labels in use.
+  func categoryLabels() throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in try database.query("SELECT DISTINCT category FROM reviews") { $0.text(0) } }
+  }
+
+  /// A list row, as stored.
+  struct SummaryRow {
+    var id: String
+    var title: String
+    var rating: Int
+    var category: String
+    var favorite: Bool
+    var created: String
+    var updated: String
+    var imageCount: Int
+    var cover: ImageRow?
+  }
+
+  /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
+  /// number that match, and the page's rows in order.
+  func page(_ query: ReviewQuery, match: String?) throws(CatalogueError) -> (total: Int, rows: [SummaryRow]) {
+    var conditions: [String] = []
+    var arguments: [SQLValue] = []
+    var from = "reviews r"
+    if let match {
+      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
+      conditions.append("reviews_fts MATCH ?")
+      arguments.append(.text(match))
+    }
+    if let category = query.category {
+      conditions.append("r.category = ?")
+      arguments.append(.text(category.rawValue))
+    }
+    if let rating = query.minimumRating {
+      conditions.append("r.rating >= ?")
+      arguments.append(SQLValue(rating))
+    }
+    if query.favoritesOnly { conditions.append("r.favorite = 1") }
+    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    let sort = query.sort ?? (match == nil ? .updated : .relevance)
+    // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
+    // gives the order and a deep page needs no sort.
+    let order: String
+    switch (sort, query.reversed) {
+    case (.title, false): order = "r.title COLLATE NOCASE ASC, r.seq ASC"
+    case (.title, true): order = "r.title COLLATE NOCASE DESC, r.seq DESC"
+    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE, r.seq"
+    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE, r.seq"
+    case (.created, false): order = "r.created DESC, r.seq DESC"
+    case (.created, true): order = "r.created ASC, r.seq ASC"
+    case (.updated, false): order = "r.updated DESC, r.seq DESC"
+    case (.updated, true): order = "r.updated ASC, r.seq ASC"
+    case (.relevance, let reversed):
+      // FTS5's `rank` is bm25 with the ranking the table was made with.
+      order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"
+    }
+    return try sql { () throws(DatabaseError) -> (Int, [SummaryRow]) in
+      // A search with no other filter is answered by the full-text index alone: every row
+      // of it is a review, and joining each match to its review (to count them, or to rank
+      // them) costs a lookup a match, which on a common word is most of the time.
+      let indexOnly = match != nil && conditions.count == 1
+      let counting =
+        indexOnly
+        ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
+        : "SELECT count(*) FROM \(from)\(filter)"
+      let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
+      // The page's rows are found first from the indexes alone; only those are then read
+      // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
+      let paging =
+        indexOnly && sort == .relevance
+        ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
+          + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
+        : "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?"
+      let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
+        $0.int(0)
+      }
+      guard !page.isEmpty else { return (total, []) }
+      let placeholders = Array(repeating: "?", count: page.count).joined(separator: ", ")
+      let rows = try database.query(
+        """
+        SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
+          (SELECT count(*) FROM review_images n WHERE n.review = r.id),
+          \(Self.imageColumns)
+        FROM reviews r
+        LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
+        LEFT JOIN images i ON i.sha256 = c.image
+        WHERE r.seq IN (\(placeholders))
+        """, page.map { SQLValue($0) }
+      ) { row in
+        (
+          row.int(0),
+          SummaryRow(
+            id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
+            created: row.text(6), updated: row.text(7), imageCount: row.int(8),
+            cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9))
+        )
+      }
+      let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+      return (total, page.compactMap { bySeq[$0] })
+    }
+  }
+
+  // MARK: Images and links
+
+  static let imageColumns =
+    "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
+    + "i.thumbnail_width, i.thumbnail_height, i.imported"
+
+  /// A review's images in order: position, cover flag and the image's columns.
+  func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT ri.position, ri.cover, \(Self.imageColumns) FROM review_images ri "
+          + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = ? ORDER BY ri.position",
+        [.text(id)]
+      ) { row in (row.int(0), row.bool(1), ImageRow(row, from: 2)) }
+    }
+  }
+
+  /// Adds an image record, unless the picture has one already.
+  func insertImage(_ image: StoredImage) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        """
+        INSERT INTO images (sha256, format, width, height, orientation, bytes, thumbnail_format,
+          thumbnail_width, thumbnail_height, imported)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (sha256) DO NOTHING
+        """,
+        [
+          .text(image.sha256), .text(image.format.rawValue), SQLValue(image.width), SQLValue(image.height),
+          SQLValue(image.orientation.rawValue), SQLValue(image.bytes), .text(image.thumbnailFormat.rawValue),
+          SQLValue(image.thumbnailWidth), SQLValue(image.thumbnailHeight), .text(DateText.format(image.imported)),
+        ])
+    }
+  }
+
+  func hasImage(sha256: String) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.scalar("SELECT 1 FROM images WHERE sha256 = ?", [.text(sha256)]) != nil
+    }
+  }
+
+  /// Replaces a review's links with `hashes` in order, `cover` the one marked, and sets its
+  /// updated time when `updated` is given.
+  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
+      for (index, hash) in hashes.enumerated() {
+        try database.run(
+          "INSERT INTO review_images (review, position, image, cover) VALUES (?, ?, ?, ?)",
+          [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == cover)])
+      }
+      if let updated {
+        try database.run("UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(updated)), .text(id)])
+      }
+    }
+  }
+
+  /// Deletes the image records among `hashes` that no review links any more; their hashes.
+  func deleteUnlinkedImages(_ hashes: [String]) throws(CatalogueError) -> [String] {
+    var deleted: [String] = []
+    for hash in Set(hashes).sorted() {
+      try sql { () throws(DatabaseError) in
+        try database.run(
+          "DELETE FROM images WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM review_images WHERE image = ?)",
+          [.text(hash), .text(hash)])
+        if database.changes > 0 { deleted.append(hash) }
+      }
+    }
+    return deleted
+  }
+
+  /// Records the format and size of a picture's thumbnail.
+  func setThumbnail(of sha256: String, format: ImageFormat, width: Int, height: Int) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE images SET thumbnail_format = ?, thumbnail_width = ?, thumbnail_height = ? WHERE sha256 = ?",
+        [.text(format.rawValue), SQLValue(width), SQLValue(height), .text(sha256)])
+    }
+  }
+
+  /// Records an original's facts as read from it.
+  func setFacts(of sha256: String, _ header: ImageHeader) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE images SET format = ?, width = ?, height = ?, orientation = ? WHERE sha256 = ?",
+        [
+          .text(header.format.rawValue), SQLValue(header.uprightWidth), SQLValue(header.uprightHeight),
+          SQLValue(header.orientation.rawValue), .text(sha256),
+        ])
+    }
+  }
+
+  /// Every image record, with the reviews that link it, for check and repair.
+  func imageRecords() throws(CatalogueError) -> [ImageRecord] {
+    try sql { () throws(DatabaseError) in
+      let links = try database.query("SELECT image, review FROM review_images ORDER BY review") {
+        ($0.text(0), $0.text(1))
+      }
+      let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
+      return try database.query(
+        """
+        SELECT sha256, format, width, height, orientation, bytes, thumbnail_format, thumbnail_width,
+          thumbnail_height
+        FROM images ORDER BY sha256
+        """
+      ) {
+        ImageRecord(
+          sha256: $0.text(0), format: $0.text(1), width: $0.int(2), height: $0.int(3),
+          orientation: $0.int(4), bytes: $0.int(5), thumbnailFormat: $0.text(6),
+          thumbnailWidth: $0.int(7), thumbnailHeight: $0.int(8), reviews: reviews[$0.text(0)] ?? [])
+      }
+    }
+  }
+
+  /// Every link: review, position and cover flag, in order.
+  func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool)] {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT review, position, cover FROM review_images ORDER BY review, position") {
+        ($0.text(0), $0.int(1), $0.bool(2))
+      }
+    }
+  }
+
+  /// Removes the links to images or reviews that do not exist (unless `dryRun`); the reviews
+  /// and positions they were at.
+  func removeBrokenLinks(dryRun: Bool) throws(CatalogueError) -> [(review: String, position: Int)] {
+    try sql { () throws(DatabaseError) in
+      let condition = "image NOT IN (SELECT sha256 FROM images) OR review NOT IN (SELECT id FROM reviews)"
+      let broken = try database.query("SELECT review, position FROM review_images WHERE \(condition)") {
+        ($0.text(0), $0.int(1))
+      }
+      if !dryRun { try database.run("DELETE FROM review_images WHERE \(condition)") }
+      return broken
+    }
+  }
+
+  // MARK: The database itself
+
+  /// What SQLite's integrity check (or quick check) reports besides "ok".
+  func integrityProblems(quick: Bool) throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      try database.query(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check") { $0.text(0) }
+    }.filter { $0 != "ok" }
+  }
+
+  /// The tables whose rows point at rows that do not exist, with the table they point at.
+  func foreignKeyViolations() throws(CatalogueError) -> [(table: String, parent: String)] {
+    try sql { () throws(DatabaseError) in try database.query("PRAGMA foreign_key_check") { ($0.text(0), $0.text(2)) } }
+  }
+
+  /// Whether the full-text index matches the reviews it indexes (FTS5's own integrity check,
+  /// which with rank 1 compares an external-content index with its content table).
+  func searchIndexInStep() throws(CatalogueError) -> Bool {
+    do {
+      try database.run("INSERT INTO reviews_fts (reviews_fts, rank) VALUES ('integrity-check', 1)")
+      return true
+    } catch {
+      // SQLITE_CORRUPT_VTAB (267) and plain SQLITE_CORRUPT both mean "out of step".
+      if error.primaryCode == 11 { return false }
+      throw .database(error)
+    }
+  }
+
+  func rebuildSearchIndex() throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in try database.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')") }
+  }
+}
+
+/// The ten `imageColumns` of an image record, as stored.
+struct ImageRow {
+  var sha256: String
+  var format: String
+  var width: Int
+  var height: Int
+  var orientation: Int
+  var bytes: Int
+  var thumbnailFormat: String
+  var thumbnailWidth: Int
+  var thumbnailHeight: Int
+  var imported: String
+
+  /// Reads the columns starting at `column`.
+  init(_ row: Statement, from column: Int32) {
+    sha256 = row.text(column)
+    format = row.text(column + 1)
+    width = row.int(column + 2)
+    height = row.int(column + 3)
+    orientation = row.int(column + 4)
+    bytes = row.int(column + 5)
+    thumbnailFormat = row.text(column + 6)
+    thumbnailWidth = row.int(column + 7)
+    thumbnailHeight = row.int(column + 8)
+    imported = row.text(column + 9)
+  }
+}
