@@ -3,6 +3,11 @@ import Foundation
 import Testing
 import TestSupport
 
+extension Library {
+  /// The SQLite connection under the records, for tests that edit a library by hand.
+  var database: Database { (records as! SQLiteRecords).database }
+}
+
 /// A library in a fresh temporary folder.
 struct TestLibrary {
   let folder = TemporaryFolder()

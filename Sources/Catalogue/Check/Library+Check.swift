@@ -94,7 +94,7 @@ extension Library {
           problem: "links point at records that do not exist (\(table))",
           remedy: "repair removes the broken links", repairable: true))
     }
-    let version = try Schema.version(of: records.database)
+    let version = try records.schemaVersion()
     if version != Schema.current {
       findings.append(
         Finding(

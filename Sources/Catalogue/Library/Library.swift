@@ -10,10 +10,8 @@ public final class Library {
   /// The library folder.
   public let path: String
   public let files: any FileStore
-  /// The records, in SQLite; every SQL statement goes through it.
-  let records: SQLiteRecords
-  /// The connection under the records, for tests.
-  var database: Database { records.database }
+  /// The records (in the library's SQLite file): every record goes through them.
+  let records: any RecordStore
   /// How thumbnails are made; a library setting.
   public internal(set) var thumbnailSpec: ThumbnailSpec
   /// Limits for decoding imports; the pixel budget is a library setting.
@@ -142,7 +140,7 @@ public final class Library {
 
   /// The schema version of the open database.
   public var schemaVersion: Int {
-    get throws(CatalogueError) { try Schema.version(of: database) }
+    get throws(CatalogueError) { try records.schemaVersion() }
   }
 
   // MARK: Settings

@@ -8,7 +8,7 @@ import ImagePipeline
 /// ``RecordValue`` for reading them); SQLite's failures come back as catalogue errors.
 ///
 /// Not `Sendable`: one owner uses it, as it uses its one connection.
-final class SQLiteRecords {
+final class SQLiteRecords: RecordStore {
   let database: Database
 
   init(_ database: Database) { self.database = database }
@@ -49,6 +49,8 @@ final class SQLiteRecords {
     try database.readTransaction(body)
   }
 
+  func schemaVersion() throws(CatalogueError) -> Int { try Schema.version(of: database) }
+
   // MARK: Settings
 
   func settings() throws(CatalogueError) -> [String: String] {
@@ -68,18 +70,6 @@ final class SQLiteRecords {
   }
 
   // MARK: Reviews
-
-  /// A review's columns, as stored.
-  struct ReviewRow {
-    var id: String
-    var title: String
-    var body: String
-    var rating: Int
-    var category: String
-    var favorite: Bool
-    var created: String
-    var updated: String
-  }
 
   /// Inserts a review; `false` when `id` is taken already.
   func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date) throws(CatalogueError) -> Bool {
@@ -197,19 +187,6 @@ final class SQLiteRecords {
   /// The category labels in use.
   func categoryLabels() throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in try database.query("SELECT DISTINCT category FROM reviews") { $0.text(0) } }
-  }
-
-  /// A list row, as stored.
-  struct SummaryRow {
-    var id: String
-    var title: String
-    var rating: Int
-    var category: String
-    var favorite: Bool
-    var created: String
-    var updated: String
-    var imageCount: Int
-    var cover: ImageRow?
   }
 
   /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
@@ -464,30 +441,12 @@ final class SQLiteRecords {
   }
 }
 
-/// The ten `imageColumns` of an image record, as stored.
-struct ImageRow {
-  var sha256: String
-  var format: String
-  var width: Int
-  var height: Int
-  var orientation: Int
-  var bytes: Int
-  var thumbnailFormat: String
-  var thumbnailWidth: Int
-  var thumbnailHeight: Int
-  var imported: String
-
-  /// Reads the columns starting at `column`.
+extension ImageRow {
+  /// Reads the ten `imageColumns` starting at `column`.
   init(_ row: Statement, from column: Int32) {
-    sha256 = row.text(column)
-    format = row.text(column + 1)
-    width = row.int(column + 2)
-    height = row.int(column + 3)
-    orientation = row.int(column + 4)
-    bytes = row.int(column + 5)
-    thumbnailFormat = row.text(column + 6)
-    thumbnailWidth = row.int(column + 7)
-    thumbnailHeight = row.int(column + 8)
-    imported = row.text(column + 9)
+    self.init(
+      sha256: row.text(column), format: row.text(column + 1), width: row.int(column + 2), height: row.int(column + 3),
+      orientation: row.int(column + 4), bytes: row.int(column + 5), thumbnailFormat: row.text(column + 6),
+      thumbnailWidth: row.int(column + 7), thumbnailHeight: row.int(column + 8), imported: row.text(column + 9))
   }
 }
