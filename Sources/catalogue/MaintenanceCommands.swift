@@ -105,38 +105,36 @@ extension Commands {
     let quick = arguments.has("quick")
     let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "check")
     // A database that cannot be opened is a finding of its own, not a failure to check.
-    var library: Library?
-    let report: CheckReport
+    let outcome: CheckOutcome
+    var opened = true
     do {
-      let opened = try context.openLibraryToRead()
-      library = opened
-      Progress.shared.start("Verifying")
-      report = try opened.check(quick: quick, jobs: jobs) { Progress.shared.update(done: $0.done, total: $0.total) }
+      let library = try context.openLibraryToRead()
+      outcome = try library.checkAndRepair(
+        quick: quick, jobs: jobs, repair: arguments.has("repair"), dryRun: arguments.has("dry-run")
+      ) { phase, progress in
+        guard let progress else {
+          // A repair writes: from here a first Ctrl-C stops it at its next safe point.
+          if phase == .repairing { Signals.stopCleanly() }
+          Progress.shared.clear()
+          Progress.shared.start(phase == .checkingAgain ? "Checking again" : "Verifying")
+          return
+        }
+        Progress.shared.update(done: progress.done, total: progress.total)
+      }
       Progress.shared.clear()
+    } catch CatalogueError.interrupted {
+      Terminal.printError("interrupted: the repair stopped part-way; `catalogue check` shows what is left")
+      return 128 + (Interruption.signal ?? SIGINT)
     } catch let error as CatalogueError {
+      // A database that cannot be opened is a finding of its own, not a failure to check.
       guard let unopenable = CheckReport.unopenable(error, quick: quick) else { throw error }
-      library = nil
-      report = unopenable
+      outcome = CheckOutcome(report: unopenable, repair: nil, remaining: nil)
+      opened = false
     }
-    var repair: RepairReport?
-    var remaining: [Finding]?
-    if let library, arguments.has("repair") && !report.isHealthy {
-      Signals.stopCleanly()
-      do {
-        repair = try library.repair(report, dryRun: arguments.has("dry-run"))
-      } catch CatalogueError.interrupted {
-        Terminal.printError("interrupted: the repair stopped part-way; `catalogue check` shows what is left")
-        return 128 + (Interruption.signal ?? SIGINT)
-      }
-      if repair?.dryRun == false {
-        Progress.shared.start("Checking again")
-        remaining = try library.check(quick: quick, jobs: jobs) {
-          Progress.shared.update(done: $0.done, total: $0.total)
-        }.findings
-        Progress.shared.clear()
-      }
-    }
-    let healthy = remaining.map(\.isEmpty) ?? report.isHealthy
+    let report = outcome.report
+    let repair = outcome.repair
+    let remaining = outcome.remaining
+    let healthy = outcome.isHealthy
     if context.json {
       try Terminal.print(
         Output.json(
@@ -158,7 +156,7 @@ extension Commands {
     var summary =
       "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
     if !quick { summary += " (\(Output.byteCount(report.bytesRead)) read)" }
-    if library == nil { summary = "The database cannot be opened, so nothing else was checked" }
+    if !opened { summary = "The database cannot be opened, so nothing else was checked" }
     if report.isHealthy {
       Terminal.print(summary + ": no problems.")
       return 0

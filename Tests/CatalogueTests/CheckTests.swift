@@ -1,5 +1,6 @@
 @testable import Catalogue
 import Foundation
+import Synchronization
 import ImagePipeline
 import Testing
 import TestSupport
@@ -56,6 +57,26 @@ struct CheckTests {
     // Originals that records refer to are untouched, byte for byte.
     let now = try Self.originals(library)
     for (path, bytes) in before { #expect(now[path] == bytes, "\(path) changed", sourceLocation: sourceLocation) }
+  }
+
+  @Test func checkAndRepairChecksAgainAfterARealRepairOnly() throws {
+    let (test, reviews) = try Self.healthy()
+    let library = test.library
+    let thumbnail = reviews[0].images[0].image.thumbnail
+    try library.files.remove(thumbnail)
+    let dry = try library.checkAndRepair(repair: true, dryRun: true)
+    #expect(dry.repair?.actions.count == 1 && dry.remaining == nil && !dry.isHealthy)
+    #expect(library.files.size(of: thumbnail) == nil)
+    let phases = Mutex<[CheckPhase]>([])
+    let real = try library.checkAndRepair(repair: true) { phase, progress in
+      if progress == nil { phases.withLock { $0.append(phase) } }
+    }
+    #expect(real.report.findings.map(\.kind) == [.missingThumbnail])
+    #expect(real.remaining == [] && real.isHealthy)
+    #expect(phases.withLock { $0 } == [.verifying, .repairing, .checkingAgain])
+    #expect(library.files.size(of: thumbnail) != nil)
+    let healthy = try library.checkAndRepair(repair: true)
+    #expect(healthy.repair == nil && healthy.remaining == nil && healthy.isHealthy)
   }
 
   @Test func aHealthyLibraryIsHealthy() throws {

@@ -2,25 +2,20 @@ import Foundation
 import ImagePipeline
 import Synchronization
 
-/// One image record, as check reads it.
+/// One image record as check reads it: its stored fields, and the reviews that link it.
+@dynamicMemberLookup
 struct ImageRecord: Sendable {
-  var sha256: String
-  var format: String
-  var width: Int
-  var height: Int
-  var orientation: Int
-  var bytes: Int
-  var thumbnailFormat: String
-  var thumbnailWidth: Int
-  var thumbnailHeight: Int
+  var row: ImageRow
   var reviews: [String]
 
+  subscript<T>(dynamicMember field: KeyPath<ImageRow, T>) -> T { row[keyPath: field] }
+
   var originalPath: String {
-    LibraryLayout.original(sha256: sha256, fileExtension: Self.fileExtension(format))
+    LibraryLayout.original(sha256: row.sha256, fileExtension: Self.fileExtension(row.format))
   }
 
   func thumbnailPath(spec: ThumbnailSpec) -> String {
-    LibraryLayout.thumbnail(sha256: sha256, spec: spec.name, fileExtension: Self.fileExtension(thumbnailFormat))
+    LibraryLayout.thumbnail(sha256: row.sha256, spec: spec.name, fileExtension: Self.fileExtension(row.thumbnailFormat))
   }
 
   /// A recorded format's file extension; a record that names no known format (which check

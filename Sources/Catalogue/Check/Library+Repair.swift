@@ -3,7 +3,52 @@ public import Foundation
 import ImagePipeline
 import Synchronization
 
+/// What `check`, with `--repair`, came to: the first check, what the repair did, and what a
+/// second check found after it.
+public struct CheckOutcome: Sendable {
+  public var report: CheckReport
+  /// What the repair did (or with a dry run would do); `nil` without a repair, or when the
+  /// library was healthy.
+  public var repair: RepairReport?
+  /// What the check after a real repair found; `nil` when there was none.
+  public var remaining: [Finding]?
+
+  public init(report: CheckReport, repair: RepairReport? = nil, remaining: [Finding]? = nil) {
+    self.report = report
+    self.repair = repair
+    self.remaining = remaining
+  }
+
+  /// Healthy at the end: after the repair when one ran, else as first checked.
+  public var isHealthy: Bool { remaining.map(\.isEmpty) ?? report.isHealthy }
+}
+
+/// Which part of a check an update is about.
+public enum CheckPhase: Sendable {
+  case verifying, repairing, checkingAgain
+}
+
 extension Library {
+  /// The check command's policy: check; when asked to repair and something is wrong, repair
+  /// (or with `dryRun`, say what a repair would do); after a real repair, check again, so that
+  /// the outcome says what is still wrong. `progress` hears each phase as it starts (nil) and
+  /// each picture as it is verified.
+  public func checkAndRepair(
+    quick: Bool = false, jobs: Int? = nil, repair: Bool, dryRun: Bool = false, now: Date = Date(),
+    progress: (@Sendable (CheckPhase, ImportProgress?) -> Void)? = nil
+  ) throws(CatalogueError) -> CheckOutcome {
+    progress?(.verifying, nil)
+    let report = try check(quick: quick, jobs: jobs) { progress?(.verifying, $0) }
+    var outcome = CheckOutcome(report: report, repair: nil, remaining: nil)
+    guard repair && !report.isHealthy else { return outcome }
+    progress?(.repairing, nil)
+    let done = try self.repair(report, dryRun: dryRun, now: now)
+    outcome.repair = done
+    guard !dryRun else { return outcome }
+    progress?(.checkingAgain, nil)
+    outcome.remaining = try check(quick: quick, jobs: jobs) { progress?(.checkingAgain, $0) }.findings
+    return outcome
+  }
   /// Puts right what `report` found that can be put right from what is in the library:
   /// rebuilds the search index, removes broken links, fixes covers and positions, records an
   /// original's facts again, makes missing or stale thumbnails again from their originals, and

@@ -372,17 +372,9 @@ final class SQLiteRecords: RecordStore {
         ($0.text(0), $0.text(1))
       }
       let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
-      return try database.query(
-        """
-        SELECT sha256, format, width, height, orientation, bytes, thumbnail_format, thumbnail_width,
-          thumbnail_height
-        FROM images ORDER BY sha256
-        """
-      ) {
-        ImageRecord(
-          sha256: $0.text(0), format: $0.text(1), width: $0.int(2), height: $0.int(3),
-          orientation: $0.int(4), bytes: $0.int(5), thumbnailFormat: $0.text(6),
-          thumbnailWidth: $0.int(7), thumbnailHeight: $0.int(8), reviews: reviews[$0.text(0)] ?? [])
+      return try database.query("SELECT \(Self.imageColumns) FROM images i ORDER BY i.sha256") {
+        let row = ImageRow($0, from: 0)
+        return ImageRecord(row: row, reviews: reviews[row.sha256] ?? [])
       }
     }
   }
