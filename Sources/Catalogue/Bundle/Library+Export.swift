@@ -390,35 +390,14 @@ extension Library {
   )
     throws(CatalogueError)
   {
-    let target = LocalFileStore(root: folder)
-    let temporary = "\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)"
-    let path = "\(folder)/\(temporary)"
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive])
-    } catch {
-      throw .io(operation: .create, path: path, code: error.rawValue)
-    }
-    var renamed = false
-    defer { if !renamed { try? FileSystem.remove(path) } }
-    // The writer lives in this function alone, so that libarchive is done with the file before
-    // it is synced and closed, whatever happens.
-    func write() throws(CatalogueError) {
+    let temporary = "\(folder)/\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)"
+    try DurableWrite.write(to: "\(folder)/\(name)", temporary: temporary) { (descriptor) throws(CatalogueError) in
+      // The writer lives in this closure alone, so that libarchive is done with the file
+      // before it is synced and closed, whatever happens.
       let tar = try TarWriter(descriptor: descriptor, path: "\(folder)/\(name)")
       try body(tar)
       try tar.finish()
     }
-    do {
-      defer { descriptor.close() }
-      try write()
-      do {
-        try descriptor.sync()
-      } catch {
-        throw .io(operation: .sync, path: "\(folder)/\(name)", code: error.rawValue)
-      }
-    }
-    try target.move(temporary, to: name)
-    renamed = true
   }
 
   // MARK: Housekeeping

@@ -318,6 +318,25 @@ enum DurableWrite {
     _ bytes: [UInt8], to path: String, temporary: String,
     step: (FileStep) throws(CatalogueError) -> Void = { (_: FileStep) throws(CatalogueError) in }
   ) throws(CatalogueError) {
+    try write(to: path, temporary: temporary, step: step) { (descriptor) throws(CatalogueError) in
+      do throws(Errno) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
+          try descriptor.write(all: UnsafeRawBufferPointer(buffer))
+        }
+      } catch {
+        throw .io(operation: .write, path: path, code: error.rawValue)
+      }
+    }
+  }
+
+  /// The protocol for content that `fill` writes into the open temporary file itself (an
+  /// archive library writing to a descriptor, say); `fill` must be done with the descriptor
+  /// when it returns.
+  static func write(
+    to path: String, temporary: String,
+    step: (FileStep) throws(CatalogueError) -> Void = { (_: FileStep) throws(CatalogueError) in },
+    fill: (FileDescriptor) throws(CatalogueError) -> Void
+  ) throws(CatalogueError) {
     let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     try step(.createTemporary)
     let descriptor: FileDescriptor
@@ -331,13 +350,7 @@ enum DurableWrite {
     do {
       defer { descriptor.close() }
       try step(.write)
-      do {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
-          try descriptor.write(all: UnsafeRawBufferPointer(buffer))
-        }
-      } catch {
-        throw .io(operation: .write, path: path, code: error.rawValue)
-      }
+      try fill(descriptor)
       try step(.syncFile)
       do {
         try descriptor.sync()
