@@ -101,6 +101,11 @@ enum ArgumentParser {
     var onlyPositionals = false
     while let word = rest.popFirst() {
       if onlyPositionals || word == "-" || !word.hasPrefix("-") {
+        // No argument means anything when empty: not an id, an image, a file or a folder.
+        if word.isEmpty {
+          throw UsageError(
+            message: "an empty argument: give a value (an id, a position, a file or a folder)", command: spec.name)
+        }
         parsed.positionals.append(word)
         continue
       }
@@ -128,6 +133,11 @@ enum ArgumentParser {
       if option.value != nil {
         guard let value = inlineValue ?? rest.popFirst() else {
           throw UsageError(message: "--\(name) needs a value (\(option.value!))", command: spec.name)
+        }
+        // An empty path would mean the working folder, or the file system's root, by accident.
+        if value.isEmpty && ["PATH", "FILE", "DIR", "FOLDER"].contains(option.value) {
+          let what = option.value == "FILE" ? "a file" : "a folder"
+          throw UsageError(message: "--\(name) needs \(what), not an empty path", command: spec.name)
         }
         if !option.repeatable && parsed.values[name] != nil {
           throw UsageError(message: "--\(name) is given twice", command: spec.name)

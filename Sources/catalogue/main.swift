@@ -82,9 +82,6 @@ func run(_ words: [String]) -> Int32 {
     }
     if Signals.cleanStopCommands.contains(command.spec.name) { Signals.stopCleanly() }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
-    if arguments.value("library")?.isEmpty == true {
-      throw UsageError(message: "--library needs a folder, not an empty path", command: command.spec.name)
-    }
     let library = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
     return try command.run(Context(arguments: arguments, libraryPath: library, json: arguments.has("json")))
   } catch let error as UsageError {

@@ -234,6 +234,19 @@ struct NewUserTests {
     let empty = try cli.run(["--library", "", "list"])
     #expect(empty.status == 2)
     #expect(empty.error == "error: --library needs a folder, not an empty path; see `catalogue list --help`\n")
+    // An empty path would put a library in the file system's root.
+    let emptyInit = try cli.run(["init", ""])
+    #expect(emptyInit.status == 2)
+    #expect(
+      emptyInit.error
+        == "error: an empty argument: give a value (an id, a position, a file or a folder); see `catalogue init --help`\n"
+    )
+    let emptyFile = try cli.run([
+      "--library", cli.library, "add", "--title", "T", "--rating", "1", "--category", "book", "--image", "",
+    ])
+    #expect(emptyFile.status == 2)
+    #expect(emptyFile.error == "error: --image needs a file, not an empty path; see `catalogue add --help`\n")
+    #expect(!FileManager.default.fileExists(atPath: "/catalogue.sqlite"))
   }
 
   @Test func initRefusesAFolderThatHoldsOtherFiles() throws {

@@ -36,6 +36,8 @@ public final class Library {
   public static func create(at path: String, fileStore: (any FileStore)? = nil) throws(CatalogueError)
     -> Library
   {
+    // An empty path would put the library in the file system's root.
+    guard !path.isEmpty else { throw .invalidArgument("a library needs a folder, not an empty path") }
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
     try store.makeEmptyRoot()
