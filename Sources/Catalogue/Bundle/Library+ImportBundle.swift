@@ -87,54 +87,47 @@ extension Library {
     }
     let prepared = try decode(bundle)
 
-    let written = Set(prepared.map(\.sha256))
     let coverHash = record.images.first { $0.cover }?.sha256
     var released: [String] = []
     var replaced = false
-    let id: String
-    do {
-      id = try importing { () throws(CatalogueError) -> String in
-        var stored: [StoredImage] = []
-        for image in prepared {
-          try Interruption.check()
-          stored.append(try store(image))
-        }
-        return try write { () throws(CatalogueError) -> String in
-          var id: String? = record.id
-          if let existing = try existingTitle(record.id) {
-            switch conflict {
-            case .refuse:
-              throw .reviewExists(id: record.id, title: existing)
-            case .asNew:
-              break
-            case .replace:
-              replaced = true
-            }
-          }
-          var oldHashes: [String] = []
-          if conflict == .asNew {
-            id = nil
-          } else if replaced {
-            oldHashes = try images(of: record.id).map(\.image.sha256)
-            try records.deleteReview(id: record.id)
-          }
-          guard filesInPlace(stored) else {
-            let missing =
-              stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-            throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
-          }
-          let newID = try insertReview(
-            bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
-          for image in stored { try insertImageRecord(image) }
-          try relink(newID, stored.map(\.sha256), cover: coverHash, now: nil)
-          released = try deleteUnusedImageRecords(oldHashes)
-          try beforeCommitHook?()
-          return newID
-        }
+    let id = try importing { () throws(CatalogueError) -> String in
+      var stored: [StoredImage] = []
+      for image in prepared {
+        try Interruption.check()
+        stored.append(try store(image))
       }
-    } catch {
-      discardFilesAfterFailure(of: written)
-      throw error
+      return try write { () throws(CatalogueError) -> String in
+        var id: String? = record.id
+        if let existing = try existingTitle(record.id) {
+          switch conflict {
+          case .refuse:
+            throw .reviewExists(id: record.id, title: existing)
+          case .asNew:
+            break
+          case .replace:
+            replaced = true
+          }
+        }
+        var oldHashes: [String] = []
+        if conflict == .asNew {
+          id = nil
+        } else if replaced {
+          oldHashes = try images(of: record.id).map(\.image.sha256)
+          try records.deleteReview(id: record.id)
+        }
+        guard filesInPlace(stored) else {
+          let missing =
+            stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
+          throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
+        }
+        let newID = try insertReview(
+          bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
+        for image in stored { try insertImageRecord(image) }
+        try relink(newID, stored.map(\.sha256), cover: coverHash, now: nil)
+        released = try deleteUnusedImageRecords(oldHashes)
+        try beforeCommitHook?()
+        return newID
+      }
     }
     try discardFiles(of: Set(released))
     return BundleImport(

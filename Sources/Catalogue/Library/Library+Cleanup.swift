@@ -24,12 +24,28 @@ public enum Interruption {
 }
 
 extension Library {
-  /// Runs `body` holding the library lock shared, as every import does from its first file
-  /// write until its records are committed; the lock is released when this returns.
+  /// Runs an import: `body` holds the library lock shared, as every import does from its first
+  /// file write until its records are committed, and ``store(_:)`` notes each picture whose
+  /// files it writes. Afterwards, with the lock released, the files of those pictures that no
+  /// record needs go again: all of them when `body` failed or was interrupted, those refused at
+  /// the link (already attached, say) when it succeeded.
   func importing<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
-    let lock = try LibraryLock(folder: path, mode: .shared)
-    defer { withExtendedLifetime(lock) {} }
-    return try body()
+    writtenByImport = []
+    defer { writtenByImport = nil }
+    func locked() throws(CatalogueError) -> T {
+      let lock = try LibraryLock(folder: path, mode: .shared)
+      defer { withExtendedLifetime(lock) {} }
+      return try body()
+    }
+    let result: T
+    do {
+      result = try locked()
+    } catch {
+      discardFilesAfterFailure(of: writtenByImport ?? [])
+      throw error
+    }
+    try discardFiles(of: writtenByImport ?? [])
+    return result
   }
 
   /// Deletes the files of the pictures among `hashes` that have no record: their originals and
@@ -39,11 +55,14 @@ extension Library {
   /// its files and linking them, and re-checks each picture's record inside a write
   /// transaction. Not interruptible: it is what an interruption runs.
   func discardFiles(of hashes: Set<String>) throws(CatalogueError) {
-    guard !hashes.isEmpty else { return }
+    // Pictures with a record keep their files; when all have one, no lock is needed.
+    var unrecorded: [String] = []
+    for hash in hashes where !(try records.hasImage(sha256: hash)) { unrecorded.append(hash) }
+    guard !unrecorded.isEmpty else { return }
     let lock = try LibraryLock(folder: path, mode: .exclusive)
     defer { withExtendedLifetime(lock) {} }
     try write(interruptible: false) { () throws(CatalogueError) in
-      for hash in hashes.sorted() {
+      for hash in unrecorded.sorted() {
         let recorded = try records.hasImage(sha256: hash)
         if recorded { continue }
         for format in ImageFormat.allCases where format.isSupported {

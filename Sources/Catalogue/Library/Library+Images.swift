@@ -107,6 +107,7 @@ extension Library {
     let original = LibraryLayout.original(sha256: image.sha256, fileExtension: header.format.fileExtension)
     let thumbnailPath = LibraryLayout.thumbnail(
       sha256: image.sha256, spec: image.spec.name, fileExtension: thumbnail.format.fileExtension)
+    writtenByImport?.insert(image.sha256)
     // Named by content: a file of the right size there is this picture already.
     if files.size(of: original) != image.original.count {
       try files.write(image.original, to: original)
@@ -150,32 +151,20 @@ extension Library {
     progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
-    // Hashes of the pictures this command wrote files for: what it leaves behind if it fails.
-    var written: Set<String> = []
-    let report: AttachReport
-    do {
-      report = try importing { () throws(CatalogueError) in
-        var stored: [(source: String, image: StoredImage)] = []
-        var failures: [ImportFailure] = []
-        try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
-          try Interruption.check()
-          switch result {
-          case .success(let prepared):
-            written.insert(prepared.sha256)
-            stored.append((prepared.source, try store(prepared)))
-          case .failure(let error):
-            failures.append(try ImportFailure(error))
-          }
+    return try importing { () throws(CatalogueError) in
+      var stored: [(source: String, image: StoredImage)] = []
+      var failures: [ImportFailure] = []
+      try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+        try Interruption.check()
+        switch result {
+        case .success(let prepared):
+          stored.append((prepared.source, try store(prepared)))
+        case .failure(let error):
+          failures.append(try ImportFailure(error))
         }
-        return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
       }
-    } catch {
-      discardFilesAfterFailure(of: written)
-      throw error
+      return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
     }
-    // Pictures refused at the link (already attached, say) may have left files no record needs.
-    try discardFiles(of: written.subtracting(report.review.images.map(\.image.sha256)))
-    return report
   }
 
   /// Adds a review with the pictures in `sources`, all or nothing, as one command should: every
@@ -186,45 +175,37 @@ extension Library {
     progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> Review {
     let fields = try draft.validated()
-    var written: Set<String> = []
-    let id: String
-    do {
-      id = try importing { () throws(CatalogueError) -> String in
-        var stored: [StoredImage] = []
-        var failures: [ImportFailure] = []
-        try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
-          try Interruption.check()
-          switch result {
-          case .success(let prepared):
-            if let twin = stored.firstIndex(where: { $0.sha256 == prepared.sha256 }) {
-              failures.append(
-                ImportFailure(
-                  source: prepared.source,
-                  error: .duplicatePicture(file: prepared.source, sha256: prepared.sha256, position: twin + 1)))
-            } else if failures.isEmpty {
-              written.insert(prepared.sha256)
-              stored.append(try store(prepared))
-            }
-          case .failure(let error):
-            failures.append(try ImportFailure(error))
+    let id = try importing { () throws(CatalogueError) -> String in
+      var stored: [StoredImage] = []
+      var failures: [ImportFailure] = []
+      try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+        try Interruption.check()
+        switch result {
+        case .success(let prepared):
+          if let twin = stored.firstIndex(where: { $0.sha256 == prepared.sha256 }) {
+            failures.append(
+              ImportFailure(
+                source: prepared.source,
+                error: .duplicatePicture(file: prepared.source, sha256: prepared.sha256, position: twin + 1)))
+          } else if failures.isEmpty {
+            stored.append(try store(prepared))
           }
-        }
-        if !failures.isEmpty { throw .picturesRefused(failures, total: sources.count) }
-        return try write { () throws(CatalogueError) -> String in
-          guard filesInPlace(stored) else {
-            let missing = stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
-            throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
-          }
-          let id = try insertReview(fields, id: nil, created: now, updated: now)
-          for image in stored { try insertImageRecord(image) }
-          try relink(id, stored.map(\.sha256), cover: nil, now: nil)
-          try beforeCommitHook?()
-          return id
+        case .failure(let error):
+          failures.append(try ImportFailure(error))
         }
       }
-    } catch {
-      discardFilesAfterFailure(of: written)
-      throw error
+      if !failures.isEmpty { throw .picturesRefused(failures, total: sources.count) }
+      return try write { () throws(CatalogueError) -> String in
+        guard filesInPlace(stored) else {
+          let missing = stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
+          throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
+        }
+        let id = try insertReview(fields, id: nil, created: now, updated: now)
+        for image in stored { try insertImageRecord(image) }
+        try relink(id, stored.map(\.sha256), cover: nil, now: nil)
+        try beforeCommitHook?()
+        return id
+      }
     }
     return try review(id)
   }
@@ -235,20 +216,11 @@ extension Library {
     prepared images: [PreparedImage], to reference: String, cover: String? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
-    let written = Set(images.map(\.sha256))
-    let report: AttachReport
-    do {
-      report = try importing { () throws(CatalogueError) in
-        var stored: [(source: String, image: StoredImage)] = []
-        for image in images { stored.append((image.source, try store(image))) }
-        return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
-      }
-    } catch {
-      discardFilesAfterFailure(of: written)
-      throw error
+    return try importing { () throws(CatalogueError) in
+      var stored: [(source: String, image: StoredImage)] = []
+      for image in images { stored.append((image.source, try store(image))) }
+      return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
     }
-    try discardFiles(of: written.subtracting(report.review.images.map(\.image.sha256)))
-    return report
   }
 
   /// Links stored pictures to a review after its current images, in one transaction.
@@ -313,34 +285,29 @@ extension Library {
       return ReplaceResult(review: try review(id), changed: false)
     }
     var released: [String] = []
-    do {
-      try importing { () throws(CatalogueError) in
-        let prepared = try PreparedImage.make(
-          bytes: bytes, sha256: sha256, source: source, spec: thumbnailSpec, options: decodeOptions)
-        try Interruption.check()
-        let image = try store(prepared)
-        try write { () throws(CatalogueError) in
-          let current = try images(of: id)
-          let old = try resolveImage(imageReference, in: id, images: current)
-          if old.image.sha256 == image.sha256 { return }
-          if let existing = current.first(where: { $0.image.sha256 == image.sha256 }) {
-            throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
-          }
-          guard filesInPlace([image]) else {
-            throw .io(operation: .keep, path: files.location(of: image.original), code: Errno.noEntry.rawValue)
-          }
-          try insertImageRecord(image)
-          var hashes = current.map(\.image.sha256)
-          hashes[old.position - 1] = image.sha256
-          let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
-          try relink(id, hashes, cover: cover, now: now)
-          released = try deleteUnusedImageRecords([old.image.sha256])
-          try beforeCommitHook?()
+    try importing { () throws(CatalogueError) in
+      let prepared = try PreparedImage.make(
+        bytes: bytes, sha256: sha256, source: source, spec: thumbnailSpec, options: decodeOptions)
+      try Interruption.check()
+      let image = try store(prepared)
+      try write { () throws(CatalogueError) in
+        let current = try images(of: id)
+        let old = try resolveImage(imageReference, in: id, images: current)
+        if old.image.sha256 == image.sha256 { return }
+        if let existing = current.first(where: { $0.image.sha256 == image.sha256 }) {
+          throw .imageAlreadyAttached(review: id, sha256: image.sha256, position: existing.position)
         }
+        guard filesInPlace([image]) else {
+          throw .io(operation: .keep, path: files.location(of: image.original), code: Errno.noEntry.rawValue)
+        }
+        try insertImageRecord(image)
+        var hashes = current.map(\.image.sha256)
+        hashes[old.position - 1] = image.sha256
+        let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
+        try relink(id, hashes, cover: cover, now: now)
+        released = try deleteUnusedImageRecords([old.image.sha256])
+        try beforeCommitHook?()
       }
-    } catch {
-      discardFilesAfterFailure(of: [sha256])
-      throw error
     }
     try discardFiles(of: Set(released))
     return ReplaceResult(review: try review(id), changed: true)

@@ -26,6 +26,9 @@ public final class Library {
   /// nothing is half-linked.
   var beforeCommitHook: (() throws(CatalogueError) -> Void)?
 
+  /// The pictures whose files the import under way has written (see ``importing(_:)``).
+  var writtenByImport: Set<String>?
+
   /// The schema version the database was at when it was opened (before any upgrade).
   public internal(set) var openedSchemaVersion = Schema.current
 
