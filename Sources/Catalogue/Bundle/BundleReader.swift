@@ -90,24 +90,19 @@ enum BundleReader {
 
   /// The bundle folders of a folder: itself, or the folders in it that hold `review.json`.
   private static func folderBundles(_ path: String) throws(CatalogueError) -> [BundleLocation] {
-    if exists("\(path)/\(BundleFormat.record)") {
+    if FileSystem.exists("\(path)/\(BundleFormat.record)") {
       return [BundleLocation(source: path, storage: .folder(path))]
     }
     var found: [BundleLocation] = []
     for name in try names(in: path) where !name.hasPrefix(".") {
       let folder = path.hasSuffix("/") ? path + name : "\(path)/\(name)"
       guard FileStatus.at(folder, followingLinks: false)?.kind == .folder,
-        exists("\(folder)/\(BundleFormat.record)")
+        FileSystem.exists("\(folder)/\(BundleFormat.record)")
       else { continue }
       found.append(BundleLocation(source: folder, storage: .folder(folder)))
     }
     guard !found.isEmpty else { throw .badBundle(source: path, problem: .noBundle) }
     return found
-  }
-
-  /// Whether anything (a link included) is at `path`.
-  private static func exists(_ path: String) -> Bool {
-    FileStatus.at(path, followingLinks: false) != nil
   }
 
   /// The names in `folder`, in byte order.

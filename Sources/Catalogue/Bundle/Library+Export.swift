@@ -415,7 +415,7 @@ extension Library {
       case .regular where rest.hasSuffix(".tar"):
         try? FileSystem.remove(path)
       case .folder:
-        if rest.hasPrefix("old-"), !exists("\(folder)/\(rest.dropFirst(4))") {
+        if rest.hasPrefix("old-"), !FileSystem.exists("\(folder)/\(rest.dropFirst(4))") {
           let target = LocalFileStore(root: folder)
           try target.move(name, to: String(rest.dropFirst(4)))
         } else {
@@ -469,10 +469,6 @@ extension Library {
       SHA256.isDigest(parts[1].prefix(64))
     else { return false }
     return [".jpg", ".png", "-thumbnail.jpg", "-thumbnail.png"].contains(String(parts[1].dropFirst(64)))
-  }
-
-  private func exists(_ path: String) -> Bool {
-    FileStatus.at(path, followingLinks: false) != nil
   }
 
   /// Adds a bundle's folder and files to an archive, under its folder name.

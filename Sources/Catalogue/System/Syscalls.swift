@@ -245,6 +245,9 @@ enum FileSystem {
     return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
+  /// Whether anything (a link included, even a broken one) is at `path`.
+  static func exists(_ path: String) -> Bool { FileStatus.at(path, followingLinks: false) != nil }
+
   /// Creates the folder `path`; `false` when it was there already. The corresponding C
   /// function is `mkdir`.
   @discardableResult
