@@ -12,21 +12,10 @@ extension Commands {
 
   struct ExportJSON: Encodable {
     let bundles: [ExportedJSON]
-    let index: String?
-    let archive: String?
+    @NullWhenMissing var index: String?
+    @NullWhenMissing var archive: String?
     /// Bundle folders of an earlier `--all` that this one removed.
     let pruned: [String]
-
-    enum CodingKeys: String, CodingKey { case bundles, index, archive, pruned }
-
-    /// Written out so that `index` and `archive` are `null` rather than missing.
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(bundles, forKey: .bundles)
-      try container.encode(index, forKey: .index)
-      try container.encode(archive, forKey: .archive)
-      try container.encode(pruned, forKey: .pruned)
-    }
   }
 
   static let export = Command(

@@ -43,28 +43,9 @@ extension Commands {
     let thumbnails: Int
     let bytesRead: Int
     let findings: [FindingJSON]
-    let repair: Repair?
+    @NullWhenMissing var repair: Repair?
     /// What a check found after the repair.
-    let remaining: [FindingJSON]?
-
-    enum CodingKeys: String, CodingKey {
-      case healthy, quick, reviews, images, thumbnails, bytesRead, findings, repair, remaining
-    }
-
-    /// Written out so that `repair` and `remaining` are `null` when there is none, as the
-    /// README documents, rather than missing: the shape stays the same for scripts.
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(healthy, forKey: .healthy)
-      try container.encode(quick, forKey: .quick)
-      try container.encode(reviews, forKey: .reviews)
-      try container.encode(images, forKey: .images)
-      try container.encode(thumbnails, forKey: .thumbnails)
-      try container.encode(bytesRead, forKey: .bytesRead)
-      try container.encode(findings, forKey: .findings)
-      try container.encode(repair, forKey: .repair)
-      try container.encode(remaining, forKey: .remaining)
-    }
+    @NullWhenMissing var remaining: [FindingJSON]?
   }
 
   static func count(_ number: Int, _ noun: String) -> String {

@@ -71,7 +71,7 @@ enum Output {
     let created: String
     let updated: String
     let imageCount: Int
-    let cover: Cover?
+    @NullWhenMissing var cover: Cover?
 
     init(_ summary: ReviewSummary) {
       id = summary.id
@@ -83,25 +83,6 @@ enum Output {
       updated = DateText.format(summary.updated)
       imageCount = summary.imageCount
       cover = summary.cover.map { Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original) }
-    }
-
-    enum CodingKeys: String, CodingKey {
-      case id, title, rating, category, favorite, created, updated, imageCount, cover
-    }
-
-    /// Written out so that a review without images has `"cover": null` rather than no key:
-    /// the shape stays the same for scripts.
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(id, forKey: .id)
-      try container.encode(title, forKey: .title)
-      try container.encode(rating, forKey: .rating)
-      try container.encode(category, forKey: .category)
-      try container.encode(favorite, forKey: .favorite)
-      try container.encode(created, forKey: .created)
-      try container.encode(updated, forKey: .updated)
-      try container.encode(imageCount, forKey: .imageCount)
-      try container.encode(cover, forKey: .cover)
     }
   }
 
@@ -278,4 +259,18 @@ enum Output {
 struct OutputError: Error, CustomStringConvertible {
   let message: String
   var description: String { message }
+}
+
+/// An optional that JSON writes as `null` instead of leaving its key out, so that the shape of
+/// the output stays the same for scripts.
+@propertyWrapper
+struct NullWhenMissing<Value: Encodable>: Encodable {
+  var wrappedValue: Value?
+
+  init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+  }
 }
