@@ -306,9 +306,11 @@ enum Commands {
     spec: CommandSpec(
       "attach", summary: "attach pictures to a review", synopsis: "REVIEW FILE|FOLDER...",
       details: """
-        A folder is imported like a photo library: every picture below it, in name order. Files that are \
-        not pictures are skipped; pictures that cannot be used are reported and the others attached \
-        (exit status 1 then). The first picture becomes the cover of a review that has none.
+        A folder is imported like a photo library: every picture below it, in name order. Every \
+        other entry (notes, link loops, FIFOs) is listed as skipped with its reason, and a folder with no \
+        picture at all is refused. Pictures that cannot be used are reported and the others attached \
+        (exit status 1 then). The first picture becomes the cover of a review that has none. Ctrl-C \
+        stops the import cleanly: nothing is attached and the files it wrote go again.
         """,
       options: [.init("cover", value: "FILE", help: "make this file's picture the cover")],
       positionals: 2...Int.max,

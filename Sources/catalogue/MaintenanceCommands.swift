@@ -69,7 +69,9 @@ extension Commands {
         the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong.
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
         lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
-        touches an original a record refers to. What it cannot repair it names, with what to do.
+        touches an original a record refers to. What it cannot repair it names, with what to do. \
+        A database that cannot be read is reported as a finding; check never changes a library \
+        unless --repair is given.
         """,
       options: [
         .init("quick", help: "check only that files exist with the right sizes"),
