@@ -68,34 +68,47 @@ final class JPEGDecoder {
   }
 
   /// Decodes the whole image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8).
-  /// The corresponding C functions are `jpeg_start_decompress`, `jpeg_read_scanlines` and
-  /// `jpeg_finish_decompress`.
   func decode(scaleDenominator: Int, lenient: Bool) throws(ImageError) -> (PixelBuffer, [String]) {
+    var pixels: [UInt8] = []
+    var size = (width: 0, height: 0)
+    try decode(scaleDenominator: scaleDenominator, lenient: lenient) { width, height in
+      size = (width, height)
+      pixels.reserveCapacity(width * height * 3)
+    } rows: { first, stride, count in
+      pixels.append(contentsOf: UnsafeBufferPointer(start: first, count: stride * count))
+    }
+    return (PixelBuffer(width: size.width, height: size.height, channels: 3, pixels: pixels), warnings)
+  }
+
+  /// Decodes the image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8), handing the
+  /// rows to `rows` as libjpeg makes them, a few at a time, after `begin` has been told the
+  /// decoded size. The picture is never held whole. The corresponding C functions are
+  /// `jpeg_start_decompress`, `jpeg_read_scanlines` and `jpeg_finish_decompress`.
+  func decode(
+    scaleDenominator: Int, lenient: Bool, begin: (_ width: Int, _ height: Int) -> Void,
+    rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
+  ) throws(ImageError) {
     try checkOpen()
     var width: Int32 = 0
     var height: Int32 = 0
     try check(cjpegshims_decoder_start(handle, Int32(scaleDenominator), &width, &height))
+    begin(Int(width), Int(height))
     let stride = Int(width) * 3
-    let count = stride * Int(height)
-    var status: Int32 = 0
-    let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      status = cjpegshims_decoder_read_rows(handle, buffer.baseAddress, stride, height)
-      // Rows libjpeg did not deliver (only after an error) must not be left uninitialised.
-      let delivered = status > 0 ? Int(status) * stride : 0
-      if delivered < count {
-        (buffer.baseAddress! + delivered).initialize(repeating: 0, count: count - delivered)
-      }
-      initialized = count
-    }
-    try check(status)
-    if status < height {
-      throw .corrupt(.jpeg, detail: "libjpeg delivered \(status) of \(height) rows")
+    let strip = 16  // as many rows as the C side reads in one call
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * strip)
+    defer { buffer.deallocate() }
+    var delivered: Int32 = 0
+    while delivered < height {
+      let status = cjpegshims_decoder_read_rows(handle, buffer, stride, min(Int32(strip), height - delivered))
+      try check(status)
+      if status == 0 { throw .corrupt(.jpeg, detail: "libjpeg delivered \(delivered) of \(height) rows") }
+      rows(buffer, stride, Int(status))
+      delivered += status
     }
     try check(cjpegshims_decoder_finish(handle))
     if cjpegshims_decoder_hit_end_of_data(handle) != 0 && !lenient {
       throw .truncated(.jpeg, detail: "the file ends before its image data does")
     }
-    return (PixelBuffer(width: Int(width), height: Int(height), channels: 3, pixels: pixels), warnings)
   }
 
   /// The distinct warnings libjpeg raised so far.

@@ -17,17 +17,13 @@ public enum Resizer {
   ) -> PixelBuffer {
     precondition(width > 0 && height > 0, "a resize needs a positive size")
     if width == image.width && height == image.height { return image }
-    let scaleX = (extent?.width ?? Double(image.width)) / Double(width)
-    let scaleY = (extent?.height ?? Double(image.height)) / Double(height)
-    let boxX = max(1, Int(scaleX / 2))
-    let boxY = max(1, Int(scaleY / 2))
-    let reduced = Plane(boxReducing: image, boxX: boxX, boxY: boxY)
-    let columns = FilterWeights(
-      inputCount: reduced.width, outputCount: width, scale: scaleX, box: boxX)
-    let rows = FilterWeights(
-      inputCount: reduced.height, outputCount: height, scale: scaleY, box: boxY)
-    let pixels = reduced.filteringRows(columns).filteringColumns(rows, channels: image.channels)
-    return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
+    let resizer = RowResizer(
+      inputWidth: image.width, inputHeight: image.height, channels: image.channels,
+      outputWidth: width, outputHeight: height, extent: extent)
+    image.pixels.withUnsafeBufferPointer { pixels in
+      resizer.take(pixels.baseAddress!, stride: image.stride, count: image.height)
+    }
+    return resizer.finish()
   }
 
   /// The size that fits `width` × `height` into a `longestEdge` square, aspect kept, never
@@ -53,7 +49,7 @@ private func lanczos3(_ x: Double) -> Double {
 
 /// For each output sample along one axis: the first input sample it reads and its weights.
 /// Every output has `taps` weights (zero-padded), so the inner loops have one shape.
-private struct FilterWeights {
+struct FilterWeights {
   let outputCount: Int
   let taps: Int
   var starts: [Int]
@@ -94,186 +90,250 @@ private struct FilterWeights {
   }
 }
 
-/// Premultiplied samples, one `SIMD4<Float>` a pixel (RGB images carry alpha 255), so that
-/// every filter tap is one vector multiply-add whatever the channel count.
-private struct Plane {
-  typealias Sample = SIMD4<Float>
-
-  let width: Int
-  let height: Int
-  var samples: [Sample]
-
-  init(width: Int, height: Int, samples: [Sample]) {
-    self.width = width
-    self.height = height
-    self.samples = samples
-  }
-
-  /// `image` averaged over `boxX` × `boxY` blocks (a partial block at the right and bottom
-  /// edges averages what it has), premultiplied.
-  init(boxReducing image: PixelBuffer, boxX: Int, boxY: Int) {
-    let outputWidth = (image.width + boxX - 1) / boxX
-    let outputHeight = (image.height + boxY - 1) / boxY
-    let inputWidth = image.width
-    let inputHeight = image.height
-    let channels = image.channels
-    let count = outputWidth * outputHeight
-    @inline(__always)
-    func sample(_ p: UnsafePointer<UInt8>) -> Sample {
-      if channels == 3 { return Sample(Float(p[0]), Float(p[1]), Float(p[2]), 255) }
-      let alpha = Float(p[3])
-      let scale = alpha * (1 / 255)
-      return Sample(Float(p[0]) * scale, Float(p[1]) * scale, Float(p[2]) * scale, alpha)
+extension FilterWeights {
+  /// The most outputs whose windows hold one same input sample: how many a scatter keeps open.
+  func mostOpenOutputs(inputCount: Int) -> Int {
+    var most = 1
+    var first = 0  // the first output whose window has not ended
+    var last = 0  // one past the last output whose window has begun
+    for input in 0..<inputCount {
+      while last < outputCount && starts[last] <= input { last += 1 }
+      while first < last && starts[first] + taps - 1 < input { first += 1 }
+      most = max(most, last - first)
     }
-    let samples = [Sample](unsafeUninitializedCapacity: count) { output, initialized in
-      image.pixels.withUnsafeBufferPointer { input in
-        let source = input.baseAddress!
-        let target = output.baseAddress!
-        if boxX == 1 && boxY == 1 {
-          for index in 0..<count { target[index] = sample(source + index * channels) }
-        } else {
-          // First the columns of a band of `boxY` rows are summed, a plain vectorisable pass
-          // over the bytes in order; then each band's sums are grouped `boxX` at a time.
-          // Premultiplied sums (255 · 255 a pixel) take 64 bits; plain ones fit in 32.
-          let rowLength = inputWidth * channels
-          let columns = UnsafeMutablePointer<UInt32>.allocate(capacity: rowLength)
-          let weighted = UnsafeMutablePointer<Int>.allocate(capacity: rowLength)
-          defer {
-            columns.deallocate()
-            weighted.deallocate()
-          }
-          for oy in 0..<outputHeight {
-            let y0 = oy * boxY
-            let y1 = min(y0 + boxY, inputHeight)
-            if channels == 3 {
-              columns.initialize(repeating: 0, count: rowLength)
-              for y in y0..<y1 {
-                let line = source + y * rowLength
-                for i in 0..<rowLength { columns[i] &+= UInt32(line[i]) }
-              }
-            } else {
-              weighted.initialize(repeating: 0, count: rowLength)
-              for y in y0..<y1 {
-                let line = source + y * rowLength
-                var i = 0
-                while i < rowLength {
-                  let alpha = Int(line[i + 3])
-                  weighted[i] &+= Int(line[i]) &* alpha
-                  weighted[i + 1] &+= Int(line[i + 1]) &* alpha
-                  weighted[i + 2] &+= Int(line[i + 2]) &* alpha
-                  weighted[i + 3] &+= alpha
-                  i += 4
-                }
-              }
-            }
-            let row = target + oy * outputWidth
-            let rows = y1 - y0
-            for ox in 0..<outputWidth {
-              let x0 = ox * boxX
-              let x1 = min(x0 + boxX, inputWidth)
-              let area = Float(rows * (x1 - x0))
-              if channels == 3 {
-                var r: UInt32 = 0
-                var g: UInt32 = 0
-                var b: UInt32 = 0
-                for x in x0..<x1 {
-                  r &+= columns[x * 3]
-                  g &+= columns[x * 3 + 1]
-                  b &+= columns[x * 3 + 2]
-                }
-                row[ox] = Sample(Float(r) / area, Float(g) / area, Float(b) / area, 255)
-              } else {
-                var sum = SIMD4<Int>()
-                for x in x0..<x1 {
-                  sum &+= SIMD4(weighted[x * 4], weighted[x * 4 + 1], weighted[x * 4 + 2], weighted[x * 4 + 3])
-                }
-                row[ox] =
-                  Sample(
-                    Float(sum.x) / 255, Float(sum.y) / 255, Float(sum.z) / 255, Float(sum.w)) / area
-              }
-            }
-          }
-        }
-      }
-      initialized = count
-    }
-    self.init(width: outputWidth, height: outputHeight, samples: samples)
-  }
-
-  /// Every row filtered horizontally to `weights.outputCount` columns.
-  func filteringRows(_ weights: FilterWeights) -> Plane {
-    let outputWidth = weights.outputCount
-    let taps = weights.taps
-    let inputWidth = width
-    let count = outputWidth * height
-    let result = [Sample](unsafeUninitializedCapacity: count) { output, initialized in
-      samples.withUnsafeBufferPointer { input in
-        weights.weights.withUnsafeBufferPointer { allWeights in
-          weights.starts.withUnsafeBufferPointer { starts in
-            for y in 0..<height {
-              let inRow = input.baseAddress! + y * inputWidth
-              let outRow = output.baseAddress! + y * outputWidth
-              for x in 0..<outputWidth {
-                let source = inRow + starts[x]
-                let weight = allWeights.baseAddress! + x * taps
-                var sum = Sample()
-                for t in 0..<taps { sum += source[t] * weight[t] }
-                outRow[x] = sum
-              }
-            }
-          }
-        }
-      }
-      initialized = count
-    }
-    return Plane(width: outputWidth, height: height, samples: result)
-  }
-
-  /// Every column filtered vertically to `weights.outputCount` rows, converted to 8-bit
-  /// pixels of `channels` channels with the premultiplication undone.
-  func filteringColumns(_ weights: FilterWeights, channels: Int) -> [UInt8] {
-    let outputHeight = weights.outputCount
-    let taps = weights.taps
-    let rowLength = width
-    let count = rowLength * outputHeight * channels
-    return [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
-      let sums = UnsafeMutablePointer<Sample>.allocate(capacity: rowLength)
-      defer { sums.deallocate() }
-      samples.withUnsafeBufferPointer { input in
-        weights.weights.withUnsafeBufferPointer { allWeights in
-          for y in 0..<outputHeight {
-            sums.initialize(repeating: Sample(), count: rowLength)
-            let start = weights.starts[y]
-            for t in 0..<taps {
-              let k = allWeights[y * taps + t]
-              if k == 0 { continue }
-              let row = input.baseAddress! + (start + t) * rowLength
-              for i in 0..<rowLength { sums[i] += row[i] * k }
-            }
-            let out = output.baseAddress! + y * rowLength * channels
-            for i in 0..<rowLength {
-              let pixel = bytes(unpremultiplying: sums[i])
-              let target = out + i * channels
-              target[0] = pixel.r
-              target[1] = pixel.g
-              target[2] = pixel.b
-              if channels == 4 { target[3] = pixel.a }
-            }
-          }
-        }
-      }
-      initialized = count
-    }
+    return most
   }
 }
 
-/// The 8-bit straight-alpha pixel for a premultiplied sample, clamped (Lanczos rings).
-@inline(__always)
-private func bytes(unpremultiplying sample: SIMD4<Float>) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
-  let alpha = min(max(sample.w, 0), 255)
-  if alpha < 0.5 { return (0, 0, 0, 0) }
-  var colour = sample.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: alpha))
-  if alpha < 254.5 { colour *= 255 / alpha }
-  colour += 0.5
-  return (UInt8(colour.x), UInt8(colour.y), UInt8(colour.z), UInt8(alpha + 0.5))
+/// Downscaling that takes the picture one row at a time, so that a decoder can hand over its
+/// rows as it makes them and the whole picture is never held: the box sums of one band of
+/// rows, one box-reduced row, one filtered row and the output rows still being summed are all
+/// it keeps. Each tap is one vector multiply-add on premultiplied `SIMD4<Float>` samples.
+///
+/// The vertical filter is applied by scattering: each filtered row is added, with its weight,
+/// to every output row whose window holds it, in the same order as a gather would, and an
+/// output row is converted to bytes as soon as its window's last row has been added.
+final class RowResizer {
+  typealias Sample = SIMD4<Float>
+
+  let inputWidth: Int
+  let inputHeight: Int
+  let channels: Int
+  let outputWidth: Int
+  let outputHeight: Int
+  private let boxX: Int
+  private let boxY: Int
+  private let reducedWidth: Int
+  private let columns: FilterWeights
+  private let rows: FilterWeights
+  /// How many output rows can be open (summing) at once: the ring's size.
+  private let ringCount: Int
+
+  /// The band's column sums: plain for RGB, alpha-weighted for RGBA.
+  private let plainSums: UnsafeMutablePointer<UInt32>
+  private let weightedSums: UnsafeMutablePointer<Int>
+  private let reduced: UnsafeMutablePointer<Sample>
+  private let filtered: UnsafeMutablePointer<Sample>
+  private let ring: UnsafeMutablePointer<Sample>
+  private var output: [UInt8]
+
+  /// Input rows taken so far.
+  private(set) var rowsTaken = 0
+  /// Rows summed into the current band.
+  private var bandRows = 0
+  /// The index of the next box-reduced row.
+  private var reducedRow = 0
+  /// The first output row not yet converted to bytes.
+  private var nextOutput = 0
+
+  /// `extent` is how much of the picture the input holds, in its own pixels (see
+  /// `Resizer.resize`).
+  init(
+    inputWidth: Int, inputHeight: Int, channels: Int, outputWidth: Int, outputHeight: Int,
+    extent: (width: Double, height: Double)? = nil
+  ) {
+    precondition(channels == 3 || channels == 4, "a resize takes RGB or RGBA")
+    precondition(inputWidth > 0 && inputHeight > 0, "a resize needs a picture")
+    precondition(outputWidth > 0 && outputHeight > 0, "a resize needs a positive size")
+    self.inputWidth = inputWidth
+    self.inputHeight = inputHeight
+    self.channels = channels
+    self.outputWidth = outputWidth
+    self.outputHeight = outputHeight
+    let scaleX = (extent?.width ?? Double(inputWidth)) / Double(outputWidth)
+    let scaleY = (extent?.height ?? Double(inputHeight)) / Double(outputHeight)
+    boxX = max(1, Int(scaleX / 2))
+    boxY = max(1, Int(scaleY / 2))
+    reducedWidth = (inputWidth + boxX - 1) / boxX
+    let reducedHeight = (inputHeight + boxY - 1) / boxY
+    columns = FilterWeights(inputCount: reducedWidth, outputCount: outputWidth, scale: scaleX, box: boxX)
+    rows = FilterWeights(inputCount: reducedHeight, outputCount: outputHeight, scale: scaleY, box: boxY)
+    ringCount = rows.mostOpenOutputs(inputCount: reducedHeight)
+    let rowLength = inputWidth * channels
+    plainSums = .allocate(capacity: channels == 3 ? rowLength : 0)
+    weightedSums = .allocate(capacity: channels == 4 ? rowLength : 0)
+    reduced = .allocate(capacity: reducedWidth)
+    filtered = .allocate(capacity: outputWidth)
+    ring = .allocate(capacity: ringCount * outputWidth)
+    output = [UInt8](repeating: 0, count: outputWidth * outputHeight * channels)
+  }
+
+  deinit {
+    plainSums.deallocate()
+    weightedSums.deallocate()
+    reduced.deallocate()
+    filtered.deallocate()
+    ring.deallocate()
+  }
+
+  /// Whether every input row has been taken.
+  var isComplete: Bool { rowsTaken == inputHeight }
+
+  /// Takes `count` rows of `inputWidth` pixels, `stride` bytes apart, continuing from the last.
+  func take(_ first: UnsafePointer<UInt8>, stride: Int, count: Int) {
+    precondition(rowsTaken + count <= inputHeight, "more rows than the picture has")
+    for index in 0..<count { take(row: first + index * stride) }
+  }
+
+  /// The resized picture; every row must have been taken.
+  func finish() -> PixelBuffer {
+    precondition(isComplete && nextOutput == outputHeight, "a resize finished before its last row")
+    return PixelBuffer(width: outputWidth, height: outputHeight, channels: channels, pixels: output)
+  }
+
+  private func take(row line: UnsafePointer<UInt8>) {
+    rowsTaken += 1
+    if boxX == 1 && boxY == 1 {
+      if channels == 3 {
+        for x in 0..<inputWidth {
+          let p = line + x * 3
+          reduced[x] = Sample(Float(p[0]), Float(p[1]), Float(p[2]), 255)
+        }
+      } else {
+        for x in 0..<inputWidth {
+          let p = line + x * 4
+          let alpha = Float(p[3])
+          let scale = alpha * (1 / 255)
+          reduced[x] = Sample(Float(p[0]) * scale, Float(p[1]) * scale, Float(p[2]) * scale, alpha)
+        }
+      }
+      reducedRowDone()
+      return
+    }
+    // The columns of a band of `boxY` rows are summed, a plain vectorisable pass over the
+    // bytes in order; when the band is complete its sums are grouped `boxX` at a time.
+    // Premultiplied sums (255 · 255 a pixel) take 64 bits; plain ones fit in 32.
+    let rowLength = inputWidth * channels
+    if channels == 3 {
+      if bandRows == 0 { plainSums.update(repeating: 0, count: rowLength) }
+      for i in 0..<rowLength { plainSums[i] &+= UInt32(line[i]) }
+    } else {
+      if bandRows == 0 { weightedSums.update(repeating: 0, count: rowLength) }
+      var i = 0
+      while i < rowLength {
+        let alpha = Int(line[i + 3])
+        weightedSums[i] &+= Int(line[i]) &* alpha
+        weightedSums[i + 1] &+= Int(line[i + 1]) &* alpha
+        weightedSums[i + 2] &+= Int(line[i + 2]) &* alpha
+        weightedSums[i + 3] &+= alpha
+        i += 4
+      }
+    }
+    bandRows += 1
+    guard bandRows == boxY || rowsTaken == inputHeight else { return }
+    for ox in 0..<reducedWidth {
+      let x0 = ox * boxX
+      let x1 = min(x0 + boxX, inputWidth)
+      let area = Float(bandRows * (x1 - x0))
+      if channels == 3 {
+        var r: UInt32 = 0
+        var g: UInt32 = 0
+        var b: UInt32 = 0
+        for x in x0..<x1 {
+          r &+= plainSums[x * 3]
+          g &+= plainSums[x * 3 + 1]
+          b &+= plainSums[x * 3 + 2]
+        }
+        reduced[ox] = Sample(Float(r) / area, Float(g) / area, Float(b) / area, 255)
+      } else {
+        var sum = SIMD4<Int>()
+        for x in x0..<x1 {
+          sum &+= SIMD4(weightedSums[x * 4], weightedSums[x * 4 + 1], weightedSums[x * 4 + 2], weightedSums[x * 4 + 3])
+        }
+        reduced[ox] = Sample(Float(sum.x) / 255, Float(sum.y) / 255, Float(sum.z) / 255, Float(sum.w)) / area
+      }
+    }
+    bandRows = 0
+    reducedRowDone()
+  }
+
+  /// Filters the box-reduced row horizontally, adds it to the output rows that read it, and
+  /// converts those it completes.
+  private func reducedRowDone() {
+    let r = reducedRow
+    reducedRow += 1
+    let taps = columns.taps
+    columns.weights.withUnsafeBufferPointer { weights in
+      columns.starts.withUnsafeBufferPointer { starts in
+        for x in 0..<outputWidth {
+          let source = reduced + starts[x]
+          let weight = weights.baseAddress! + x * taps
+          var sum = Sample()
+          for t in 0..<taps { sum += source[t] * weight[t] }
+          filtered[x] = sum
+        }
+      }
+    }
+    let rowTaps = rows.taps
+    rows.weights.withUnsafeBufferPointer { weights in
+      rows.starts.withUnsafeBufferPointer { starts in
+        var y = nextOutput
+        while y < outputHeight && starts[y] <= r {
+          let t = r - starts[y]
+          let k = weights[y * rowTaps + t]
+          let sums = ring + (y % ringCount) * outputWidth
+          if t == 0 {
+            for i in 0..<outputWidth { sums[i] = Sample() }
+          }
+          if k != 0 {
+            for i in 0..<outputWidth { sums[i] += filtered[i] * k }
+          }
+          y += 1
+        }
+        while nextOutput < outputHeight && starts[nextOutput] + rowTaps - 1 <= r {
+          emit(nextOutput)
+          nextOutput += 1
+        }
+      }
+    }
+  }
+
+  /// Converts the finished output row `y` to 8-bit pixels with the premultiplication undone.
+  private func emit(_ y: Int) {
+    let sums = ring + (y % ringCount) * outputWidth
+    output.withUnsafeMutableBufferPointer { bytes in
+      let out = bytes.baseAddress! + y * outputWidth * channels
+      for i in 0..<outputWidth {
+        let pixel = Self.bytes(unpremultiplying: sums[i])
+        let target = out + i * channels
+        target[0] = pixel.r
+        target[1] = pixel.g
+        target[2] = pixel.b
+        if channels == 4 { target[3] = pixel.a }
+      }
+    }
+  }
+
+  /// The 8-bit straight-alpha pixel for a premultiplied sample, clamped (Lanczos rings).
+  @inline(__always)
+  private static func bytes(unpremultiplying sample: Sample) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+    let alpha = min(max(sample.w, 0), 255)
+    if alpha < 0.5 { return (0, 0, 0, 0) }
+    // Scalar clamps: the generic `SIMD.clamped` is not inlined here and cost more than the rest.
+    var colour = Sample(
+      min(max(sample.x, 0), alpha), min(max(sample.y, 0), alpha), min(max(sample.z, 0), alpha), 0)
+    if alpha < 254.5 { colour *= 255 / alpha }
+    colour += 0.5
+    return (UInt8(colour.x), UInt8(colour.y), UInt8(colour.z), UInt8(alpha + 0.5))
+  }
 }

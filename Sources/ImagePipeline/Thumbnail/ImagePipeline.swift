@@ -74,31 +74,55 @@ public enum ImagePipeline {
 
   /// The thumbnail's pixels before encoding: upright, resized as `spec` says, RGBA only when
   /// some pixel is not opaque.
+  ///
+  /// A JPEG's rows go from libjpeg (shrunk on load) straight into the resizer, so the decoded
+  /// picture is never held whole.
   public static func thumbnailPixels(
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
-    // The header is read once, by the decoder, which asks here how small it may decode.
-    var decoded = try decode(bytes, options: options) { header in
-      let (target, source) = sizes(header, spec: spec)
-      return (
-        width: target.width * shrinkOnLoadMargin * header.width / source.width,
-        height: target.height * shrinkOnLoadMargin * header.height / source.height
-      )
+    var decoded: DecodedImage
+    switch try Sniffer.supportedFormat(of: bytes) {
+    case .jpeg:
+      decoded = try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+        let header = try decoder.readHeader()
+        try header.checkBudget(options.pixelBudget)
+        let (target, source) = sizes(header, spec: spec)
+        let denominator = scaleDenominator(
+          width: header.width, height: header.height,
+          atLeast: (
+            width: target.width * shrinkOnLoadMargin * header.width / source.width,
+            height: target.height * shrinkOnLoadMargin * header.height / source.height
+          ))
+        var shrinker: ThumbnailShrinker?
+        try decoder.decode(scaleDenominator: denominator, lenient: options.lenient) { width, height in
+          shrinker = ThumbnailShrinker(
+            width: width, height: height, channels: 3, mode: spec.mode, target: target, source: source,
+            scale: Double(denominator))
+        } rows: { first, stride, count in
+          shrinker?.take(first, stride: stride, count: count)
+        }
+        guard let pixels = shrinker?.finish() else {
+          throw .corrupt(.jpeg, detail: "libjpeg delivered no rows")
+        }
+        return DecodedImage(
+          header: header, pixels: pixels, warnings: decoder.warnings, scaleDenominator: denominator)
+      }
+    default:
+      decoded = try PNGCodec.decode(bytes, options: options)
+      let (target, source) = sizes(decoded.header, spec: spec)
+      let image = decoded.pixels
+      let shrinker = ThumbnailShrinker(
+        width: image.width, height: image.height, channels: image.channels, mode: spec.mode,
+        target: target, source: source, scale: 1)
+      image.pixels.withUnsafeBufferPointer { pixels in
+        shrinker.take(pixels.baseAddress!, stride: image.stride, count: image.height)
+      }
+      decoded.pixels = shrinker.finish()
     }
-    let header = decoded.header
-    let (target, source) = sizes(header, spec: spec)
     var pixels = decoded.pixels
-    if spec.mode == .square { pixels = pixels.centreSquare() }
-    // What of the original the decoded pixels cover, in decoded pixels (see `Resizer`).
-    let scale = Double(decoded.scaleDenominator)
-    let extent = (
-      width: min(Double(pixels.width), Double(source.width) / scale),
-      height: min(Double(pixels.height), Double(source.height) / scale)
-    )
-    pixels = Resizer.resize(pixels, width: target.width, height: target.height, extent: extent)
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
-    decoded.pixels = pixels.oriented(header.orientation)
+    decoded.pixels = pixels.oriented(decoded.header.orientation)
     return decoded
   }
 
@@ -191,4 +215,66 @@ public struct ProcessedImage: Sendable {
   public var thumbnail: Thumbnail
   /// Damage the decoder worked around; empty for a clean file.
   public var warnings: [String]
+}
+
+/// A thumbnail made from a decoder's rows as they come: cropped to the centre square when the
+/// spec asks for one, then resized (or kept as they are when already the thumbnail's size).
+final class ThumbnailShrinker {
+  private let crop: (x: Int, y: Int, width: Int, height: Int)
+  private let channels: Int
+  private let resizer: RowResizer?
+  private var kept: [UInt8] = []
+  private var row = 0
+
+  /// `width` × `height` are the decoded rows' size; `target` and `source` are the thumbnail's
+  /// size and the part of the original it shows (see `ImagePipeline.sizes`), and `scale` how
+  /// much smaller the decoded rows are than the original.
+  init(
+    width: Int, height: Int, channels: Int, mode: ThumbnailSpec.Mode,
+    target: (width: Int, height: Int), source: (width: Int, height: Int), scale: Double
+  ) {
+    switch mode {
+    case .fit: crop = (0, 0, width, height)
+    case .square:
+      let side = min(width, height)
+      crop = ((width - side) / 2, (height - side) / 2, side, side)
+    }
+    self.channels = channels
+    if target.width == crop.width && target.height == crop.height {
+      resizer = nil
+      kept.reserveCapacity(crop.width * crop.height * channels)
+    } else {
+      // What of the original the decoded pixels cover, in decoded pixels (see `Resizer`).
+      let extent = (
+        width: min(Double(crop.width), Double(source.width) / scale),
+        height: min(Double(crop.height), Double(source.height) / scale)
+      )
+      resizer = RowResizer(
+        inputWidth: crop.width, inputHeight: crop.height, channels: channels,
+        outputWidth: target.width, outputHeight: target.height, extent: extent)
+    }
+  }
+
+  /// Takes the next `count` decoded rows, `stride` bytes apart.
+  func take(_ first: UnsafePointer<UInt8>, stride: Int, count: Int) {
+    let firstWanted = max(row, crop.y)
+    let endWanted = min(row + count, crop.y + crop.height)
+    if firstWanted < endWanted {
+      let start = first + (firstWanted - row) * stride + crop.x * channels
+      if let resizer {
+        resizer.take(start, stride: stride, count: endWanted - firstWanted)
+      } else {
+        for index in 0..<(endWanted - firstWanted) {
+          kept.append(contentsOf: UnsafeBufferPointer(start: start + index * stride, count: crop.width * channels))
+        }
+      }
+    }
+    row += count
+  }
+
+  /// The thumbnail's pixels, in the decoded (stored) orientation.
+  func finish() -> PixelBuffer {
+    if let resizer { return resizer.finish() }
+    return PixelBuffer(width: crop.width, height: crop.height, channels: channels, pixels: kept)
+  }
 }
