@@ -25,6 +25,8 @@ let package = Package(
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
+    // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
+    .target(name: "CSystemShims"),
 
     .target(
       name: "ImagePipeline",
@@ -34,7 +36,7 @@ let package = Package(
 
     .target(
       name: "Catalogue",
-      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive"],
+      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims"],
       swiftSettings: swiftSettings
     ),
 

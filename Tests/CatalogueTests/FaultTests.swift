@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Glibc
+import ImagePipeline
 import Testing
 import TestSupport
 
@@ -42,6 +43,36 @@ struct FaultTests {
     // The error path removes its temporary file.
     let leftovers = try test.library.storedFiles().filter(Library.isTemporary)
     #expect(leftovers.isEmpty)
+  }
+
+  /// A rebuild stages every thumbnail, then publishes them as one group: a failure at any step
+  /// of either half keeps the old spec and its thumbnails, and leaves no file behind.
+  @Test(arguments: [FileStep.createTemporary, .write, .syncFile, .rename, .syncFolder])
+  func aRebuildThatFailsKeepsTheOldThumbnails(step: FileStep) throws {
+    let (test, review) = try Self.setUp()
+    _ = try test.library.attach(files: Self.newFiles, to: review.id)
+    let before = try snapshot(test.path)
+    let store = try #require(test.library.files as? LocalFileStore)
+    let calls = Atomic<Int>(0)
+    store.faultHook = { (current, path) throws(CatalogueError) in
+      guard current == step else { return }
+      // The second time the step comes, so that some thumbnails are already staged or renamed;
+      // the group's two syncs come once each.
+      if calls.add(1, ordering: .relaxed).newValue == (step == .syncFile || step == .syncFolder ? 1 : 2) {
+        throw .io(operation: .write, path: path, code: ENOSPC)
+      }
+    }
+    let error = #expect(throws: CatalogueError.self) {
+      _ = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 64), jobs: 1)
+    }
+    store.faultHook = nil
+    #expect(calls.load(ordering: .relaxed) >= 1, "the fault never happened")
+    #expect(error?.description.hasSuffix("No space left on device") == true, "\(String(describing: error))")
+    #expect(test.library.thumbnailSpec == .default)
+    // Every file but the database's is as it was: no new thumbnail, no temporary file.
+    let files = { (all: [String: String]) in all.filter { !$0.key.hasPrefix(LibraryLayout.database) } }
+    #expect(files(try snapshot(test.path)) == files(before))
+    #expect(try test.library.check().isHealthy)
   }
 
   @Test func aFailureBeforeCommitLeavesNothingBehind() throws {

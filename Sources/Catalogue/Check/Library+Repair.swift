@@ -190,7 +190,9 @@ extension Library {
 
   /// Makes a record's thumbnail again from its verified original and records what it made.
   func remakeThumbnail(_ record: ImageRecord) throws(CatalogueError) {
-    let thumbnail = try Self.makeThumbnail(of: record, spec: thumbnailSpec, options: decodeOptions, store: files)
+    let (thumbnail, path) = try Self.makeThumbnail(
+      of: record, spec: thumbnailSpec, options: decodeOptions, store: files)
+    try files.write(thumbnail.bytes, to: path)
     try write { () throws(CatalogueError) in try recordThumbnail(thumbnail, of: record.sha256) }
   }
 }

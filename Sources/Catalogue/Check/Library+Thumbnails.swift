@@ -40,10 +40,12 @@ extension Library {
   }
 
   /// The one path that makes a thumbnail again: reads the record's original, checks that it
-  /// still hashes to its name, decodes it with `options` and writes the thumbnail for `spec`
-  /// by the durable write protocol. Touches no record; safe on many threads at once.
+  /// still hashes to its name, decodes it with `options` and encodes the thumbnail for `spec`,
+  /// returned with the path it belongs at. The caller writes it: a repair by the durable write
+  /// protocol, a rebuild staged and published as one group. Touches no record and no file;
+  /// safe on many threads at once.
   static func makeThumbnail(of record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, store: any FileStore)
-    throws(CatalogueError) -> Thumbnail
+    throws(CatalogueError) -> (thumbnail: Thumbnail, path: String)
   {
     let bytes = try store.read(record.originalPath)
     let sha256 = SHA256.hex(bytes)
@@ -53,11 +55,9 @@ extension Library {
     let prepared = try PreparedImage.make(
       bytes: bytes, sha256: sha256, source: record.originalPath, spec: spec, options: options)
     let thumbnail = prepared.processed.thumbnail
-    try store.write(
-      thumbnail.bytes,
-      to: LibraryLayout.thumbnail(sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension)
-    )
-    return thumbnail
+    let path = LibraryLayout.thumbnail(
+      sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension)
+    return (thumbnail, path)
   }
 
   /// Records the format and size of the thumbnail made for the picture `sha256` (inside the
@@ -83,8 +83,8 @@ extension Library {
       defer { progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count)) }
       if Interruption.signal != nil { return .skipped }
       do throws(CatalogueError) {
-        let thumbnail = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
-        return .made(thumbnail)
+        let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
+        return .made(thumbnail, try store.stage(thumbnail.bytes, for: path))
       } catch {
         if case .io(let operation, _, _) = error, operation.isStoring {
           writeErrors.withLock { $0.append(error) }
@@ -97,13 +97,22 @@ extension Library {
             reviews: record.reviews))
       }
     }
+    let staged = outcomes.compactMap { outcome -> StagedFile? in
+      if case .made(_, let file) = outcome { return file }
+      return nil
+    }
+    var published = false
+    defer { if !published { store.discard(staged) } }
     // A failed write (a full disk, say) stops the rebuild before anything is switched.
     if let error = writeErrors.withLock({ $0.first }) { throw error }
     try Interruption.check()
+    // All thumbnails on disk with two flushes, not two each; none is referenced before this.
+    try store.publish(staged)
+    published = true
     try write { () throws(CatalogueError) in
       try self.records.saveSetting("thumbnail_spec", spec.name)
       for (record, outcome) in zip(records, outcomes) {
-        guard case .made(let thumbnail) = outcome else { continue }
+        guard case .made(let thumbnail, _) = outcome else { continue }
         try recordThumbnail(thumbnail, of: record.sha256)
       }
     }
@@ -121,7 +130,8 @@ extension Library {
 
 /// What became of one picture in a rebuild.
 enum RebuildOutcome: Sendable {
-  case made(Thumbnail)
+  /// Made and staged, waiting to be published.
+  case made(Thumbnail, StagedFile)
   case failed(Finding)
   /// Not made: the rebuild was interrupted first.
   case skipped

@@ -18,6 +18,14 @@ public protocol FileStore: AnyObject, Sendable {
   /// Writes `bytes` at `path`: a temporary file in the same folder, synced, renamed over
   /// `path`, the folder synced.
   func write(_ bytes: [UInt8], to path: String) throws(CatalogueError)
+  /// Writes `bytes` for `path` to a temporary file beside it, neither synced nor in place: one
+  /// of a group that ``publish(_:)`` makes durable at once (a rebuild writes hundreds).
+  func stage(_ bytes: [UInt8], for path: String) throws(CatalogueError) -> StagedFile
+  /// Puts staged files in place, as durable on return as `write` makes one, with two flushes
+  /// for the whole group instead of two a file. Staged files left out by a failure are removed.
+  func publish(_ files: [StagedFile]) throws(CatalogueError)
+  /// Removes staged files that will not be published.
+  func discard(_ files: [StagedFile])
   /// The size of the file at `path`, or `nil` when there is none.
   func size(of path: String) -> Int?
   func read(_ path: String) throws(CatalogueError) -> [UInt8]
@@ -35,6 +43,13 @@ public protocol FileStore: AnyObject, Sendable {
   func files(under folder: String) throws(CatalogueError) -> [String]
   /// The path a user can open, for messages and output.
   func location(of path: String) -> String
+}
+
+/// A file written by ``FileStore/stage(_:for:)``, not yet in place.
+public struct StagedFile: Sendable {
+  /// Where it goes, relative to the store.
+  public let path: String
+  let staged: DurableWrite.Staged
 }
 
 /// Where each kind of file lives in a library folder.

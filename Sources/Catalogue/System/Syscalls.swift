@@ -1,3 +1,4 @@
+import CSystemShims
 import Glibc
 
 /// Runs a system call until it is not interrupted: its result when it succeeds (not -1), else
@@ -213,6 +214,10 @@ struct FileDescriptor: Sendable {
   /// The corresponding C function is `fsync`.
   func sync() throws(Errno) { try nothingOrErrno { fsync(rawValue) } }
 
+  /// Flushes everything written to the filesystem that holds the open file: its data, its
+  /// metadata and every other file's. The corresponding C function is `syncfs`.
+  func syncFileSystem() throws(Errno) { try nothingOrErrno { csystemshims_syncfs(rawValue) } }
+
   enum LockKind {
     case shared, exclusive
   }
@@ -373,6 +378,87 @@ enum DurableWrite {
       try FileSystem.syncFolder(folder)
     } catch {
       throw .io(operation: .syncFolder, path: folder, code: error.rawValue)
+    }
+  }
+}
+
+extension DurableWrite {
+  /// A file written by ``stage(_:temporary:step:)``, waiting for ``publish(_:anchor:step:)``.
+  struct Staged: Sendable {
+    /// Where it goes.
+    let path: String
+    /// Where it is until then.
+    let temporary: String
+  }
+
+  /// The first half of a group write: `bytes` in a new temporary file, neither synced nor in
+  /// place. The temporary file is removed when a step fails.
+  static func stage(
+    _ bytes: [UInt8], to path: String, temporary: String,
+    step: (FileStep) throws(CatalogueError) -> Void = { (_: FileStep) throws(CatalogueError) in }
+  ) throws(CatalogueError) -> Staged {
+    try step(.createTemporary)
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive])
+    } catch {
+      throw .io(operation: .create, path: temporary, code: error.rawValue)
+    }
+    var written = false
+    defer { if !written { try? FileSystem.remove(temporary) } }
+    defer { descriptor.close() }
+    try step(.write)
+    do throws(Errno) {
+      try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
+        try descriptor.write(all: UnsafeRawBufferPointer(buffer))
+      }
+    } catch {
+      throw .io(operation: .write, path: path, code: error.rawValue)
+    }
+    written = true
+    return Staged(path: path, temporary: temporary)
+  }
+
+  /// The second half, for many staged files at once: one sync of the filesystem that holds
+  /// `anchor` puts every file's data on disk before any is renamed; then each is renamed over
+  /// its path; one more sync puts the renames on disk. On return every file is as durable as
+  /// after ``write(_:to:temporary:step:)`` — at the cost of two flushes, not two a file. The
+  /// filesystem is one because every path lies under `anchor` (a library folder). Temporary
+  /// files not renamed are removed when a step fails.
+  static func publish(
+    _ files: [Staged], anchor: String,
+    step: (FileStep, String) throws(CatalogueError) -> Void = { (_: FileStep, _: String) throws(CatalogueError) in }
+  ) throws(CatalogueError) {
+    var renamed = 0
+    defer { for file in files[renamed...] { try? FileSystem.remove(file.temporary) } }
+    guard !files.isEmpty else { return }
+    try step(.syncFile, files[0].path)
+    try syncFileSystem(of: anchor)
+    for file in files {
+      try step(.rename, file.path)
+      do {
+        try FileSystem.rename(file.temporary, to: file.path)
+      } catch {
+        throw .io(operation: .renameIntoPlace, path: file.path, code: error.rawValue)
+      }
+      renamed += 1
+    }
+    try step(.syncFolder, files[0].path)
+    try syncFileSystem(of: anchor)
+  }
+
+  /// Removes staged files that will not be published.
+  static func discard(_ files: [Staged]) {
+    for file in files { try? FileSystem.remove(file.temporary) }
+  }
+
+  private static func syncFileSystem(of anchor: String) throws(CatalogueError) {
+    do throws(Errno) {
+      let descriptor = try FileDescriptor.open(anchor, .readOnly, options: .folder)
+      defer { descriptor.close() }
+      try descriptor.syncFileSystem()
+    } catch {
+      throw .io(operation: .sync, path: anchor, code: error.rawValue)
     }
   }
 }
