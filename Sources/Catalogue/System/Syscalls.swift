@@ -326,15 +326,7 @@ enum DurableWrite {
     _ bytes: [UInt8], to path: String, temporary: String,
     step: (FileStep) throws(CatalogueError) -> Void = { (_: FileStep) throws(CatalogueError) in }
   ) throws(CatalogueError) {
-    try write(to: path, temporary: temporary, step: step) { (descriptor) throws(CatalogueError) in
-      do throws(Errno) {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
-          try descriptor.write(all: UnsafeRawBufferPointer(buffer))
-        }
-      } catch {
-        throw .io(operation: .write, path: path, code: error.rawValue)
-      }
-    }
+    try write(to: path, temporary: temporary, step: step, fill: filler(writing: bytes, to: path))
   }
 
   /// The protocol for content that `fill` writes into the open temporary file itself (an
@@ -346,26 +338,9 @@ enum DurableWrite {
     fill: (FileDescriptor) throws(CatalogueError) -> Void
   ) throws(CatalogueError) {
     let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-    try step(.createTemporary)
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive])
-    } catch {
-      throw .io(operation: .create, path: temporary, code: error.rawValue)
-    }
+    try fillTemporary(temporary, for: path, synced: true, step: step, fill: fill)
     var renamed = false
     defer { if !renamed { try? FileSystem.remove(temporary) } }
-    do {
-      defer { descriptor.close() }
-      try step(.write)
-      try fill(descriptor)
-      try step(.syncFile)
-      do {
-        try descriptor.sync()
-      } catch {
-        throw .io(operation: .sync, path: path, code: error.rawValue)
-      }
-    }
     try step(.rename)
     do {
       try FileSystem.rename(temporary, to: path)
@@ -379,6 +354,50 @@ enum DurableWrite {
     } catch {
       throw .io(operation: .syncFolder, path: folder, code: error.rawValue)
     }
+  }
+
+  /// The `fill` that writes `bytes`, for the temporary file of `path`.
+  fileprivate static func filler(writing bytes: [UInt8], to path: String)
+    -> (FileDescriptor) throws(CatalogueError) -> Void
+  {
+    { (descriptor) throws(CatalogueError) in
+      do throws(Errno) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
+          try descriptor.write(all: UnsafeRawBufferPointer(buffer))
+        }
+      } catch {
+        throw .io(operation: .write, path: path, code: error.rawValue)
+      }
+    }
+  }
+
+  /// Creates the temporary file, lets `fill` write it, syncs it when `synced`, and closes it;
+  /// removes it when a step fails.
+  fileprivate static func fillTemporary(
+    _ temporary: String, for path: String, synced: Bool, step: (FileStep) throws(CatalogueError) -> Void,
+    fill: (FileDescriptor) throws(CatalogueError) -> Void
+  ) throws(CatalogueError) {
+    try step(.createTemporary)
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive])
+    } catch {
+      throw .io(operation: .create, path: temporary, code: error.rawValue)
+    }
+    var filled = false
+    defer { if !filled { try? FileSystem.remove(temporary) } }
+    defer { descriptor.close() }
+    try step(.write)
+    try fill(descriptor)
+    if synced {
+      try step(.syncFile)
+      do {
+        try descriptor.sync()
+      } catch {
+        throw .io(operation: .sync, path: path, code: error.rawValue)
+      }
+    }
+    filled = true
   }
 }
 
@@ -397,25 +416,8 @@ extension DurableWrite {
     _ bytes: [UInt8], to path: String, temporary: String,
     step: (FileStep) throws(CatalogueError) -> Void = { (_: FileStep) throws(CatalogueError) in }
   ) throws(CatalogueError) -> Staged {
-    try step(.createTemporary)
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusive])
-    } catch {
-      throw .io(operation: .create, path: temporary, code: error.rawValue)
-    }
-    var written = false
-    defer { if !written { try? FileSystem.remove(temporary) } }
-    defer { descriptor.close() }
-    try step(.write)
-    do throws(Errno) {
-      try bytes.withUnsafeBufferPointer { (buffer) throws(Errno) in
-        try descriptor.write(all: UnsafeRawBufferPointer(buffer))
-      }
-    } catch {
-      throw .io(operation: .write, path: path, code: error.rawValue)
-    }
-    written = true
+    try fillTemporary(
+      temporary, for: path, synced: false, step: step, fill: filler(writing: bytes, to: path))
     return Staged(path: path, temporary: temporary)
   }
 
