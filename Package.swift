@@ -25,12 +25,14 @@ let package = Package(
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
+    // libpng, too: its row API, with the chunk limits set before any chunk is read.
+    .target(name: "CPNGShims", dependencies: ["CLibPNG"]),
     // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
     .target(name: "CSystemShims"),
 
     .target(
       name: "ImagePipeline",
-      dependencies: ["CJPEGShims", "CLibJPEG", "CLibPNG"],
+      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG"],
       swiftSettings: swiftSettings
     ),
 

@@ -93,6 +93,26 @@ def valid(d):
     # Adam7.
     out("interlaced.png", W.encode(rgb, 8, W.RGB, interlace=1))
     out("interlaced-rgba-16.png", W.encode(with_alpha(widen(rgb), ALPHA16, 65535), 16, W.RGBA, interlace=1))
+    # Adam7 twins of other colour types and depths: each must decode exactly like its
+    # non-interlaced twin (libpng's simplified API got 16-bit interlaced wrong).
+    gray_levels_picture = lambda depth: P.quadrants(tuple((v,) for v in gray_levels(depth)))
+    out("interlaced-gray-1.png", W.encode(P.quadrants(((0,), (1,), (1,), (0,))), 1, W.GRAY, interlace=1))
+    out("interlaced-gray-4.png", W.encode(gray_levels_picture(4), 4, W.GRAY, interlace=1))
+    out("interlaced-gray-16.png", W.encode(gray_levels_picture(16), 16, W.GRAY, interlace=1))
+    out(
+        "interlaced-gray-alpha-16.png",
+        W.encode(with_alpha(gray_levels_picture(16), ALPHA16, 65535), 16, W.GRAY_ALPHA, interlace=1),
+    )
+    out("interlaced-palette-4.png", W.encode(indices, 4, W.PALETTE, interlace=1, before_idat=[plte]))
+    out(
+        "interlaced-palette-trns.png",
+        W.encode(indices, 8, W.PALETTE, interlace=1, before_idat=[plte, W.chunk("tRNS", bytes([255, 255, 255, 0]))]),
+    )
+    out("interlaced-rgb-16.png", W.encode(widen(rgb), 16, W.RGB, interlace=1))
+    out(
+        "interlaced-rgb-trns.png",
+        W.encode(rgb, 8, W.RGB, interlace=1, before_idat=[W.chunk("tRNS", struct.pack(">HHH", *P.YELLOW))]),
+    )
 
     # Colour management chunks.
     patched = [list(row) for row in rgb]
@@ -168,6 +188,41 @@ def hostile(d):
         compressed += z.compress(piece)
     compressed += z.flush()
     out("decompression-bomb.png", W.SIGNATURE + W.ihdr(100, 100, 8, W.GRAY) + W.idat_chunks(bytes(compressed)) + W.chunk("IEND", b""))
+
+    memory_bombs(d, good, layout)
+
+
+MEMORY_BOMB_CHUNKS = ("tEXt", "zTXt", "iTXt", "sPLT", "pCAL", "sCAL")
+INFLATION_BOMB_MIB = 64
+
+
+def deflated_zeros(mib):
+    """A zlib stream of `mib` MiB of zeros, compressed a MiB at a time to keep memory low."""
+    z = zlib.compressobj(9)
+    compressed = bytearray()
+    piece = bytes(1 << 20)
+    for _ in range(mib):
+        compressed += z.compress(piece)
+    return bytes(compressed + z.flush())
+
+
+def memory_bombs(d, good, layout):
+    """Small files whose ancillary chunks would make a reader allocate or inflate far more
+    than the picture needs."""
+    ihdr_end = layout[1][0]
+    # A chunk that declares 1 GiB of data, in a file of a hundred bytes: the file ends inside it.
+    for kind in MEMORY_BOMB_CHUNKS:
+        header = struct.pack(">I", 1 << 30) + kind.encode("ascii")
+        write(os.path.join(d, "declared-huge-%s.png" % kind), good[:ihdr_end] + header + b"keyword\x00" + bytes(32))
+    # Complete, valid files whose compressed text or profile inflates to 64 MiB.
+    zeros = deflated_zeros(INFLATION_BOMB_MIB)
+    bombs = {
+        "ztxt-bomb.png": W.chunk("zTXt", b"Comment\x00\x00" + zeros),
+        "itxt-bomb.png": W.chunk("iTXt", b"Comment\x00\x01\x00\x00\x00" + zeros),
+        "iccp-bomb.png": W.chunk("iCCP", b"Profile\x00\x00" + zeros),
+    }
+    for name, chunk in bombs.items():
+        write(os.path.join(d, name), good[:ihdr_end] + chunk + good[ihdr_end:])
 
 
 def main(images, hostile_dir):

@@ -322,6 +322,14 @@ PNGS = {
     "gray-trns.png": ("8-bit grayscale, non-interlaced", ["tRNS"], [], rgba(GRAYQ, 0)),
     "interlaced.png": ("24-bit RGB, interlaced", [], [], rgba(QUAD)),
     "interlaced-rgba-16.png": ("64-bit RGB+alpha, interlaced", [], [], rgba(QUAD, 128)),
+    "interlaced-gray-1.png": ("1-bit grayscale, interlaced", [], [], rgba(P.quadrants(((0,), (255,), (255,), (0,))))),
+    "interlaced-gray-4.png": ("4-bit grayscale, interlaced", [], [], rgba(GRAYQ)),
+    "interlaced-gray-16.png": ("16-bit grayscale, interlaced", [], [], rgba(GRAYQ)),
+    "interlaced-gray-alpha-16.png": ("32-bit grayscale+alpha, interlaced", [], [], rgba(GRAYQ, 128)),
+    "interlaced-palette-4.png": ("4-bit palette, interlaced", ["PLTE"], ["tRNS"], rgba(QUAD)),
+    "interlaced-palette-trns.png": ("8-bit palette, interlaced", ["PLTE", "tRNS"], [], rgba(QUAD, 0)),
+    "interlaced-rgb-16.png": ("48-bit RGB, interlaced", [], [], rgba(QUAD)),
+    "interlaced-rgb-trns.png": ("24-bit RGB, interlaced", ["tRNS"], [], rgba(QUAD, 0)),
     "gamma-1.0.png": ("24-bit RGB, non-interlaced", ["gAMA"], ["sRGB", "iCCP", "cHRM"], rgba(gamma_picture())),
     "srgb.png": ("24-bit RGB, non-interlaced", ["sRGB"], ["gAMA", "iCCP"], rgba(QUAD)),
     "orientation-6.png": ("24-bit RGB, non-interlaced", ["eXIf"], [], rgba(P.INVERSE[6](QUAD))),
@@ -645,6 +653,28 @@ def check_hostile(path, probe):
         c.expect(total == 64 << 20, "inflates to %d" % total)
         c.note("IDAT %d bytes inflate to %d (image needs 10,100)" % (len(idat), total))
         expect_probe("decoded", ["Too much image data"], points=[(50, 50)])
+    elif name.startswith("declared-huge-"):
+        kind = name[len("declared-huge-") : -len(".png")]
+        ihdr_end = W.chunks(source("rgb-8"))[1][0]
+        c.expect(data[:ihdr_end] == source("rgb-8")[:ihdr_end], "not rgb-8.png's signature and IHDR")
+        c.expect(struct.unpack(">I4s", data[ihdr_end : ihdr_end + 8]) == (1 << 30, kind.encode()), "no 1 GiB %s" % kind)
+        c.expect(len(data) < 100, "%d bytes" % len(data))
+        expect_probe("error", ["%s: chunk data is too large" % kind, "Read Error"])
+    elif name in ("ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png"):
+        kind = {"ztxt-bomb.png": "zTXt", "itxt-bomb.png": "iTXt", "iccp-bomb.png": "iCCP"}[name]
+        o, n, k = W.chunks(data)[1]
+        c.expect(k == kind, "second chunk is %s" % k)
+        body = data[o + 8 : o + 8 + n]
+        stream = body[body.index(b"\x00") + (2 if kind != "iTXt" else 5) :]
+        d = zlib.decompressobj()
+        total, buf = 0, stream
+        while buf:
+            total += len(d.decompress(buf, 1 << 20))
+            buf = d.unconsumed_tail
+        c.expect(total == 64 << 20, "inflates to %d" % total)
+        c.expect(data[:o] + data[o + 12 + n :] == source("rgb-8"), "not rgb-8.png with one chunk added")
+        c.note("%s of %d bytes inflates to %d" % (kind, n, total))
+        expect_probe("decoded", [kind], points=[(30, 20)])
     else:
         c.expect(False, "no check for this file")
     return c.result()

@@ -6,28 +6,39 @@ import TestSupport
 /// folder byte-for-byte as it was.
 @Suite("Hostile input leaves the library as it was")
 struct HostileImportTests {
-  static let refusals: [(file: String, error: String)] = [
-    ("empty.jpg", "empty file: there is nothing to decode"),
-    ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
-    ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
-    ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
-    ("picture.webp", "WebP is not supported yet: convert it to JPEG or PNG first"),
-    ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
-    ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
-    ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
-    ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
-    ("picture.bmp", "BMP is not supported yet: convert it to JPEG or PNG first"),
-    ("truncated-baseline.jpg", "truncated JPEG: the file ends before its image data does"),
-    ("truncated-progressive.jpg", "truncated JPEG: the file ends before its image data does"),
-    ("truncated-header.jpg", "truncated JPEG: the file ends before its image data does"),
-    ("truncated-idat.png", "truncated PNG: the file ends before its image data does"),
-    ("truncated-header.png", "truncated PNG: the file ends inside its IHDR header"),
-    ("no-iend.png", "truncated PNG: the file ends before its IEND chunk"),
-    ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
-    ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
-    ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
-    ("decompression-bomb.png", "corrupt PNG: the compressed data inflates beyond the declared size"),
-  ]
+  static let refusals: [(file: String, error: String)] =
+    [
+      ("empty.jpg", "empty file: there is nothing to decode"),
+      ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
+      ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
+      ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
+      ("picture.webp", "WebP is not supported yet: convert it to JPEG or PNG first"),
+      ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
+      ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
+      ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
+      ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
+      ("picture.bmp", "BMP is not supported yet: convert it to JPEG or PNG first"),
+      ("truncated-baseline.jpg", "truncated JPEG: the file ends before its image data does"),
+      ("truncated-progressive.jpg", "truncated JPEG: the file ends before its image data does"),
+      ("truncated-header.jpg", "truncated JPEG: the file ends before its image data does"),
+      ("truncated-idat.png", "truncated PNG: the file ends before its image data does"),
+      ("truncated-header.png", "truncated PNG: the file ends inside its IHDR header"),
+      ("no-iend.png", "truncated PNG: the file ends before its IEND chunk"),
+      ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
+      ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
+      ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
+    ]
+    + memoryBombs.filter { $0.hasPrefix("declared-huge-") }.map {
+      ($0, "truncated PNG: the file ends before its image data does")
+    }
+
+  /// Small PNGs whose chunks would make a careless reader allocate or inflate far more than the
+  /// picture needs: a chunk declaring 1 GiB in a file of 81 bytes, text and a profile that
+  /// inflate to 64 MiB, image data that does.
+  static let memoryBombs =
+    ["tEXt", "zTXt", "iTXt", "sPLT", "pCAL", "sCAL"].map { "declared-huge-\($0).png" } + [
+      "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png", "decompression-bomb.png",
+    ]
 
   /// Every file below `folder` with its bytes (and every folder, as nil).
   static func hashes(_ folder: String) throws -> [String: Data?] {
@@ -49,7 +60,8 @@ struct HostileImportTests {
     let decodable: Set<String> = [
       "garbage-in-scan.jpg", "extraneous-bytes.jpg", "bad-crc-ancillary.png", "exif-ifd-loop.jpg",
       "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
-      "exif-orientation-9.jpg", "exif-bad-byte-order.jpg",
+      "exif-orientation-9.jpg", "exif-bad-byte-order.jpg", "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png",
+      "decompression-bomb.png",
     ]
     let all = try FileManager.default.contentsOfDirectory(atPath: Fixture.root.appendingPathComponent("hostile").path)
     #expect(Set(all) == Set(Self.refusals.map(\.file)).union(decodable))
@@ -62,5 +74,30 @@ struct HostileImportTests {
       #expect(lines.first?.hasPrefix("error: \(Fixture.hostile(file)): \(error)") == true, "\(file): \(lines)")
       #expect(try Self.hashes(cli.library) == before, "\(file) changed the library")
     }
+  }
+
+  /// No PNG under 1 MB makes `attach` use more than 64 MiB, whatever its chunks declare. The
+  /// peak resident size of the command is read by Python's `resource` module, which waits for
+  /// it alone.
+  @Test(arguments: memoryBombs)
+  func aSmallPNGCannotMakeAttachUseMuchMemory(file: String) throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let path = Fixture.hostile(file)
+    #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? .max < 1_000_000)
+    let measure = """
+      import resource, subprocess, sys
+      done = subprocess.run(sys.argv[1:], capture_output=True)
+      print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+      """
+    let result = try cli.run(
+      ["-c", measure, CLI.executable, "--library", cli.library, "attach", id, path], executable: "/usr/bin/python3")
+    let fields = result.output.split(separator: " ").compactMap {
+      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    try #require(fields.count == 2, "\(result.output) \(result.error)")
+    let (status, kilobytes) = (fields[0], fields[1])
+    #expect(status == (file.hasPrefix("declared-huge-") ? 1 : 0), "\(file): exit \(status)")
+    #expect(kilobytes <= 64 * 1024, "\(file): attach peaked at \(kilobytes / 1024) MiB")
   }
 }

@@ -83,6 +83,24 @@ struct DecodingTests {
     #expect(abs(Int(pixels[90, 60][3]) - 128) <= 1)
   }
 
+  /// Every Adam7 picture decodes exactly like its non-interlaced twin, 16-bit ones included.
+  @Test(arguments: [
+    ("interlaced.png", "rgb-8.png"), ("interlaced-rgba-16.png", "rgba-16.png"),
+    ("interlaced-gray-1.png", "gray-1.png"), ("interlaced-gray-4.png", "gray-4.png"),
+    ("interlaced-gray-16.png", "gray-16.png"), ("interlaced-gray-alpha-16.png", "gray-alpha-16.png"),
+    ("interlaced-palette-4.png", "palette-4.png"), ("interlaced-palette-trns.png", "palette-trns.png"),
+    ("interlaced-rgb-16.png", "rgb-16.png"), ("interlaced-rgb-trns.png", "rgb-trns.png"),
+  ])
+  func interlacedPNGsDecodeLikeTheirTwins(interlaced: String, twin: String) throws {
+    let pixels = try ImagePipeline.decode(try Fixture.image(interlaced)).pixels
+    #expect(pixels == (try ImagePipeline.decode(try Fixture.image(twin))).pixels)
+    let thumbnail = try ImagePipeline.thumbnailPixels(
+      try Fixture.image(interlaced), spec: ThumbnailSpec(longestEdge: 60))
+    #expect(
+      thumbnail.pixels
+        == (try ImagePipeline.thumbnailPixels(try Fixture.image(twin), spec: ThumbnailSpec(longestEdge: 60))).pixels)
+  }
+
   @Test func gammaChunkIsHonoured() throws {
     // A gAMA of 1.0 (linear) with a stored 128: in sRGB that is about 188.
     let decoded = try ImagePipeline.decode(try Fixture.image("gamma-1.0.png"))

@@ -75,13 +75,31 @@ struct HostileInputTests {
     _ = try ImagePipeline.thumbnail(bytes, options: DecodeOptions(pixelBudget: 1600 * 1200))
   }
 
-  @Test func decompressionBombIsRefused() throws {
+  @Test func decompressionBombCostsNoMoreThanItsPicture() throws {
+    // The IDAT stream inflates to 64 MiB; the picture needs 10,100 bytes. The row reader stops
+    // inflating when the picture is complete, and says there was more.
+    let processed = try ImagePipeline.thumbnail(try Fixture.hostile("decompression-bomb.png"))
+    #expect(processed.thumbnail.width == 100 && processed.thumbnail.height == 100)
+    #expect(processed.warnings == ["IDAT: Too much image data"])
+  }
+
+  @Test(arguments: ["tEXt", "zTXt", "iTXt", "sPLT", "pCAL", "sCAL"])
+  func aChunkDeclaringAGigabyteIsATruncatedFile(chunk: String) throws {
     #expect {
-      try ImagePipeline.thumbnail(try Fixture.hostile("decompression-bomb.png"))
+      try ImagePipeline.thumbnail(try Fixture.hostile("declared-huge-\(chunk).png"))
     } throws: { error in
-      guard case .corrupt(.png, let detail) = error as? ImageError else { return false }
-      return detail.contains("inflates beyond")
+      guard case .truncated(.png, let detail) = error as? ImageError else { return false }
+      return detail.hasPrefix("the file ends before its image data does")
     }
+  }
+
+  @Test(arguments: ["ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png"])
+  func inflatingChunksAreNeverInflated(file: String) throws {
+    // Text and a profile that inflate to 64 MiB, in an otherwise sound picture: the chunks are
+    // skipped unread and the picture decodes as rgb-8.png does.
+    let decoded = try ImagePipeline.decode(try Fixture.hostile(file))
+    #expect(decoded.warnings.isEmpty)
+    #expect(decoded.pixels == (try ImagePipeline.decode(try Fixture.image("rgb-8.png"))).pixels)
   }
 
   @Test(arguments: ["garbage-in-scan.jpg", "extraneous-bytes.jpg"])

@@ -1,66 +1,41 @@
 import CLibPNG
 
-/// Decodes and encodes PNG through libpng's simplified API (`png_image_*`), which catches
-/// libpng's errors itself and converts every colour type and bit depth, palette and `tRNS`
-/// included, to 8-bit sRGB, honouring `gAMA` and `sRGB`.
+/// Decodes PNG through libpng's row API (``PNGDecoder``), which converts every colour type and
+/// bit depth, palette and `tRNS` included, to 8-bit sRGB, honouring `gAMA`; encodes through its
+/// simplified API (`png_image_write_to_memory`).
 enum PNGCodec {
   /// Reads the header from the chunks, without decoding pixels.
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     try PNGChunks.header(bytes)
   }
 
-  /// Decodes the whole image: RGBA when it has transparency, else RGB.
-  /// The corresponding C functions are `png_image_begin_read_from_memory` and
-  /// `png_image_finish_read`.
-  static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodeOptions) throws(ImageError)
-    -> DecodedImage
-  {
+  /// Decodes the picture, handing its rows (RGBA when it has transparency, else RGB) to `rows`
+  /// after `begin` has been told their size and channel count, and gives its header and
+  /// warnings. A file cut off before its `IEND` is refused unless `options` are lenient.
+  static func decode(
+    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    begin: (_ header: ImageHeader, _ width: Int, _ height: Int, _ channels: Int) -> Void,
+    rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
+  ) throws(ImageError) -> (header: ImageHeader, warnings: [String]) {
     let summary = try PNGChunks.read(bytes)
     let header = try PNGChunks.header(summary)
     try header.checkBudget(options.pixelBudget)
-
-    var image = png_image()
-    image.version = clibpng_image_version()
-    defer { png_image_free(&image) }
-    func failure(_ image: png_image) -> ImageError {
-      let message = Self.message(of: image)
-      if !summary.reachedEnd {
-        return .truncated(.png, detail: "the file ends before its image data does (\(message))")
-      }
-      if message.contains("Too much image data") || message.contains("Extra compressed data") {
-        return .corrupt(.png, detail: "the compressed data inflates beyond the declared size")
-      }
-      return .corrupt(.png, detail: message)
-    }
-    guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-      throw failure(image)
-    }
-    // The simplified API read IHDR itself; both views must agree before the buffer is sized.
-    guard Int(image.width) == header.width, Int(image.height) == header.height else {
-      throw .corrupt(.png, detail: "IHDR could not be read consistently")
-    }
-    let channels = header.hasAlpha ? 4 : 3
-    image.format = header.hasAlpha ? clibpng_format_rgba() : clibpng_format_rgb()
-    // Without gAMA or sRGB, libpng takes 16-bit samples as linear light; every other reader
-    // (and every writer we know) means them as sRGB, like 8-bit ones.
-    image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
-    let stride = header.width * channels
-    let count = stride * header.height
-    var status: Int32 = 0
-    let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      // libpng fills every row on success; on failure the buffer is zeroed and thrown away.
-      status = png_image_finish_read(&image, nil, buffer.baseAddress, Int32(stride), nil)
-      if status == 0 { buffer.baseAddress!.initialize(repeating: 0, count: count) }
-      initialized = count
-    }
-    guard status != 0 else { throw failure(image) }
     var warnings: [String] = []
-    if image.warning_or_error & UInt32(PNG_IMAGE_WARNING) != 0 {
-      let message = Self.message(of: image)
-      if message.contains("Too much image data") || message.contains("Extra compressed data") {
-        throw .corrupt(.png, detail: "the compressed data inflates beyond the declared size")
+    do {
+      try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+        defer { warnings = decoder.warnings }
+        try decoder.decode(alpha: header.hasAlpha) { width, height in
+          begin(header, width, height, header.hasAlpha ? 4 : 3)
+        } rows: { first, stride, count in
+          rows(first, stride, count)
+        }
       }
-      warnings.append(message)
+    } catch {
+      // The chunk walk knows whether the file was cut off, whatever libpng made of it.
+      if !summary.reachedEnd, case .corrupt(_, let detail) = error {
+        throw .truncated(.png, detail: "the file ends before its image data does (\(detail))")
+      }
+      throw error
     }
     if !summary.reachedEnd {
       if !options.lenient {
@@ -68,9 +43,24 @@ enum PNGCodec {
       }
       warnings.append("the file ends before its IEND chunk")
     }
+    return (header, warnings)
+  }
+
+  /// Decodes the whole picture: RGBA when it has transparency, else RGB.
+  static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodeOptions) throws(ImageError)
+    -> DecodedImage
+  {
+    var pixels: [UInt8] = []
+    var size = (width: 0, height: 0, channels: 3)
+    let (header, warnings) = try decode(bytes, options: options) { _, width, height, channels in
+      size = (width, height, channels)
+      pixels.reserveCapacity(width * height * channels)
+    } rows: { first, stride, count in
+      pixels.append(contentsOf: UnsafeBufferPointer(start: first, count: stride * count))
+    }
     return DecodedImage(
       header: header,
-      pixels: PixelBuffer(width: header.width, height: header.height, channels: channels, pixels: pixels),
+      pixels: PixelBuffer(width: size.width, height: size.height, channels: size.channels, pixels: pixels),
       warnings: warnings)
   }
 

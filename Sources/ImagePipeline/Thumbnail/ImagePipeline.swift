@@ -75,8 +75,8 @@ public enum ImagePipeline {
   /// The thumbnail's pixels before encoding: upright, resized as `spec` says, RGBA only when
   /// some pixel is not opaque.
   ///
-  /// A JPEG's rows go from libjpeg (shrunk on load) straight into the resizer, so the decoded
-  /// picture is never held whole.
+  /// The decoder's rows go straight into the resizer (a JPEG's shrunk on load), so the decoded
+  /// picture is never held whole (except an interlaced PNG's, which libpng assembles in passes).
   public static func thumbnailPixels(
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
@@ -109,16 +109,17 @@ public enum ImagePipeline {
           header: header, pixels: pixels, warnings: decoder.warnings, scaleDenominator: denominator)
       }
     default:
-      decoded = try PNGCodec.decode(bytes, options: options)
-      let (target, source) = sizes(decoded.header, spec: spec)
-      let image = decoded.pixels
-      let shrinker = ThumbnailShrinker(
-        width: image.width, height: image.height, channels: image.channels, mode: spec.mode,
-        target: target, source: source, scale: 1)
-      image.pixels.withUnsafeBufferPointer { pixels in
-        shrinker.take(pixels.baseAddress!, stride: image.stride, count: image.height)
+      var shrinker: ThumbnailShrinker?
+      let (header, warnings) = try PNGCodec.decode(bytes, options: options) { header, width, height, channels in
+        let (target, source) = sizes(header, spec: spec)
+        shrinker = ThumbnailShrinker(
+          width: width, height: height, channels: channels, mode: spec.mode, target: target, source: source,
+          scale: 1)
+      } rows: { first, stride, count in
+        shrinker?.take(first, stride: stride, count: count)
       }
-      decoded.pixels = shrinker.finish()
+      guard let pixels = shrinker?.finish() else { throw .corrupt(.png, detail: "libpng delivered no rows") }
+      decoded = DecodedImage(header: header, pixels: pixels, warnings: warnings)
     }
     var pixels = decoded.pixels
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }

@@ -1,0 +1,61 @@
+// C entry points around libpng's progressive-row ("classic") reading API.
+//
+// libpng reports fatal errors by calling its error function, which must not return. Each entry
+// point below calls `setjmp` in its own frame and the error function `longjmp`s back to it, so a
+// fatal error becomes a -1 status and a message, and no `longjmp` ever crosses a Swift frame.
+//
+// Memory is bounded whatever a file declares: every ancillary chunk the pipeline does not use
+// (text, sPLT, pCAL, sCAL, iCCP, eXIf and the rest, known or unknown) is skipped without being
+// stored, no chunk may allocate more than CPNGSHIMS_CHUNK_MALLOC_MAX bytes, and at most
+// CPNGSHIMS_CHUNK_CACHE_MAX ancillary chunks are kept.
+#ifndef CPNGSHIMS_H
+#define CPNGSHIMS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The longest message kept, terminator included.
+#define CPNGSHIMS_MESSAGE_LENGTH 200
+/// How many distinct warning messages a decoder keeps.
+#define CPNGSHIMS_MAX_WARNINGS 8
+/// The most one chunk may make libpng allocate.
+#define CPNGSHIMS_CHUNK_MALLOC_MAX (1024 * 1024)
+/// The most ancillary chunks libpng keeps.
+#define CPNGSHIMS_CHUNK_CACHE_MAX 32
+
+typedef struct cpngshims_decoder cpngshims_decoder;
+
+/// A new decoder reading `data` (which must outlive it), or NULL when memory is exhausted.
+cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t size);
+void cpngshims_decoder_destroy(cpngshims_decoder *decoder);
+
+/// Reads the chunks before the image data and sets up the output: 8-bit RGB, or RGBA when
+/// `rgba` (palettes, low bit depths and grey expanded; tRNS made alpha; 16-bit samples scaled
+/// with rounding; gamma corrected to sRGB when the file says gAMA, 16-bit samples without it
+/// taken as sRGB like 8-bit ones). Gives the size and the number of interlace passes (1 or 7).
+/// Returns 0, or -1 with a message.
+int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, int *height,
+                            int *passes);
+
+/// Reads the next `rows` rows of the current pass into `pixels`, `stride` bytes apart. For an
+/// interlaced image every pass reads all `height` rows of the whole picture, each pass adding
+/// its pixels. Returns 0, or -1 with a message.
+int cpngshims_decoder_read_rows(cpngshims_decoder *decoder, unsigned char *pixels, size_t stride,
+                                int rows);
+
+/// The message of the last failure.
+const char *cpngshims_decoder_message(const cpngshims_decoder *decoder);
+/// Whether a failure came from reading past the end of the data (a cut-off file).
+int cpngshims_decoder_ran_out(const cpngshims_decoder *decoder);
+/// The distinct warnings kept so far, and each one.
+int cpngshims_decoder_warning_count(const cpngshims_decoder *decoder);
+const char *cpngshims_decoder_warning(const cpngshims_decoder *decoder, int index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
