@@ -22,6 +22,9 @@ let package = Package(
     .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CCMark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
     .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+    .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+    .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+    .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -32,7 +35,7 @@ let package = Package(
 
     .target(
       name: "ImagePipeline",
-      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG"],
+      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CLibHeif", "CLCMS2"],
       swiftSettings: swiftSettings
     ),
 

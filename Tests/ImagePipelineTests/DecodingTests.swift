@@ -200,7 +200,11 @@ struct JPEGDecoderLifetimeTests {
     }
     #expect(header.width > 0)
     let error = ImageError.corrupt(.jpeg, detail: "internal error: a JPEG decoder was used after its input")
-    #expect(throws: error) { try escaped?.decode(scaleDenominator: 1, lenient: false) }
+    #expect(throws: error) {
+      try escaped?.decode(scaleDenominator: 1, lenient: false) { _, _ in
+      } rows: { _, _, _ in
+      }
+    }
     #expect(throws: error) { try escaped?.readHeader() }
   }
 }

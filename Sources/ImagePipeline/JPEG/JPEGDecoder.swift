@@ -67,19 +67,6 @@ final class JPEGDecoder {
       orientation: JPEGMarkers.orientation(in: bytes), isProgressive: frame.progressive != 0)
   }
 
-  /// Decodes the whole image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8).
-  func decode(scaleDenominator: Int, lenient: Bool) throws(ImageError) -> (PixelBuffer, [String]) {
-    var pixels: [UInt8] = []
-    var size = (width: 0, height: 0)
-    try decode(scaleDenominator: scaleDenominator, lenient: lenient) { width, height in
-      size = (width, height)
-      pixels.reserveCapacity(width * height * 3)
-    } rows: { first, stride, count in
-      pixels.append(contentsOf: UnsafeBufferPointer(start: first, count: stride * count))
-    }
-    return (PixelBuffer(width: size.width, height: size.height, channels: 3, pixels: pixels), warnings)
-  }
-
   /// Decodes the image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8), handing the
   /// rows to `rows` as libjpeg makes them, a few at a time, after `begin` has been told the
   /// decoded size. The picture is never held whole. The corresponding C functions are

@@ -27,10 +27,16 @@ public struct ImageHeader: Sendable, Equatable {
   public var orientation: Orientation
   /// A progressive JPEG or an interlaced (Adam7) PNG.
   public var isProgressive: Bool
+  /// What the file says about its colours (an ICC profile, PNG's chunks, HEIF's nclx).
+  public var color: ColorDescription
+  /// Colour information that was present but unusable (a truncated profile, APP2 segments
+  /// out of order), one line each: the picture is then treated as untagged.
+  public var colorWarnings: [String]
 
   public init(
     format: ImageFormat, width: Int, height: Int, colorModel: ColorModel, bitDepth: Int,
-    hasAlpha: Bool, orientation: Orientation, isProgressive: Bool
+    hasAlpha: Bool, orientation: Orientation, isProgressive: Bool, color: ColorDescription = .untagged,
+    colorWarnings: [String] = []
   ) {
     self.format = format
     self.width = width
@@ -40,6 +46,8 @@ public struct ImageHeader: Sendable, Equatable {
     self.hasAlpha = hasAlpha
     self.orientation = orientation
     self.isProgressive = isProgressive
+    self.color = color
+    self.colorWarnings = colorWarnings
   }
 
   /// Width as shown, after orientation.

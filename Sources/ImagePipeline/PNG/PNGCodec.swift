@@ -3,31 +3,31 @@ import CLibPNG
 /// Decodes PNG through libpng's row API (``PNGDecoder``), which converts every colour type and
 /// bit depth, palette and `tRNS` included, to 8-bit sRGB, honouring `gAMA`; encodes through its
 /// simplified API (`png_image_write_to_memory`).
-enum PNGCodec {
+enum PNGCodec: FormatDecoder {
   /// Reads the header from the chunks, without decoding pixels.
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     try PNGChunks.header(bytes)
   }
 
-  /// Decodes the picture, handing its rows (RGBA when it has transparency, else RGB) to `rows`
-  /// after `begin` has been told their size and channel count, and gives its header and
-  /// warnings. A file cut off before its `IEND` is refused unless `options` are lenient.
+  /// Decodes the picture at full size (PNG has no reduced-size decoding), handing its rows
+  /// (RGBA when it has transparency, else RGB) to `sink`. A file cut off before its `IEND` is
+  /// refused unless `options` are lenient.
   static func decode(
     _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
-    begin: (_ header: ImageHeader, _ width: Int, _ height: Int, _ channels: Int) -> Void,
-    rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
-  ) throws(ImageError) -> (header: ImageHeader, warnings: [String]) {
+    request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
+  ) throws(ImageError) -> DecodeReport {
     let summary = try PNGChunks.read(bytes)
     let header = try PNGChunks.header(summary)
     try header.checkBudget(options.pixelBudget)
+    _ = request(header)
     var warnings: [String] = []
     do {
       try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
         defer { warnings = decoder.warnings }
         try decoder.decode(alpha: header.hasAlpha) { width, height in
-          begin(header, width, height, header.hasAlpha ? 4 : 3)
+          sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
         } rows: { first, stride, count in
-          rows(first, stride, count)
+          sink.take(first, stride: stride, count: count)
         }
       }
     } catch {
@@ -43,25 +43,7 @@ enum PNGCodec {
       }
       warnings.append("the file ends before its IEND chunk")
     }
-    return (header, warnings)
-  }
-
-  /// Decodes the whole picture: RGBA when it has transparency, else RGB.
-  static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodeOptions) throws(ImageError)
-    -> DecodedImage
-  {
-    var pixels: [UInt8] = []
-    var size = (width: 0, height: 0, channels: 3)
-    let (header, warnings) = try decode(bytes, options: options) { _, width, height, channels in
-      size = (width, height, channels)
-      pixels.reserveCapacity(width * height * channels)
-    } rows: { first, stride, count in
-      pixels.append(contentsOf: UnsafeBufferPointer(start: first, count: stride * count))
-    }
-    return DecodedImage(
-      header: header,
-      pixels: PixelBuffer(width: size.width, height: size.height, channels: size.channels, pixels: pixels),
-      warnings: warnings)
+    return DecodeReport(header: header, warnings: warnings, scale: 1)
   }
 
   /// PNG bytes of `image` (RGB or RGBA, 8-bit). The corresponding C function is

@@ -1,54 +1,47 @@
 /// The pipeline's entry points: what a caller that imports pictures needs.
 ///
 /// Everything takes the file's bytes, recognises the format from them, and throws an
-/// ``ImageError`` that says why when the bytes are not a usable JPEG or PNG.
+/// ``ImageError`` that says why when the bytes are not a usable picture.
 public enum ImagePipeline {
   /// Shrink on load keeps at least this factor between the decoded size and the thumbnail, so
   /// the resampling filter (not the DCT's box) decides the quality.
   static let shrinkOnLoadMargin = 2
 
+  /// The decoder of a format the pipeline supports.
+  static func decoder(for format: ImageFormat) throws(ImageError) -> any FormatDecoder.Type {
+    switch format {
+    case .jpeg: return JPEGCodec.self
+    case .png: return PNGCodec.self
+    default: throw .unsupported(format)
+    }
+  }
+
   /// What the header says, without decoding pixels.
   public static func readHeader(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
-    switch try Sniffer.supportedFormat(of: bytes) {
-    case .jpeg: return try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in try decoder.readHeader() }
-    default: return try PNGCodec.header(bytes)
-    }
+    try decoder(for: Sniffer.supportedFormat(of: bytes)).header(bytes)
   }
 
   /// Decodes the picture in its stored orientation.
   ///
-  /// With `minimumSize` (stored width and height), a JPEG is decoded at the smallest DCT scale
-  /// (1/2, 1/4, 1/8) whose output is still at least that large ("shrink on load"); every byte
-  /// of its entropy-coded data is still read and checked. PNG is always decoded at full size.
+  /// With `minimumSize` (stored width and height), the picture is decoded at the smallest size
+  /// its format allows that is still at least that large: a JPEG at a DCT scale (1/2, 1/4,
+  /// 1/8), every byte of its entropy-coded data still read and checked. PNG is always decoded
+  /// at full size. A preview stored in the file is never used: this is the picture itself.
   public static func decode(
     _ bytes: UnsafeRawBufferPointer, minimumSize: (width: Int, height: Int)? = nil,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
-    try decode(bytes, options: options) { _ in minimumSize }
-  }
-
-  /// Decodes with the minimum size chosen from the header, which is read once.
-  static func decode(
-    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
-    minimumSize: (ImageHeader) -> (width: Int, height: Int)?
-  ) throws(ImageError) -> DecodedImage {
-    switch try Sniffer.supportedFormat(of: bytes) {
-    case .jpeg:
-      return try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in
-        let header = try decoder.readHeader()
-        try header.checkBudget(options.pixelBudget)
-        let denominator = minimumSize(header).map {
-          scaleDenominator(width: header.width, height: header.height, atLeast: $0)
-        }
-        let (pixels, _) = try decoder.decode(
-          scaleDenominator: denominator ?? 1, lenient: options.lenient)
-        return DecodedImage(
-          header: header, pixels: pixels, warnings: decoder.warnings,
-          scaleDenominator: denominator ?? 1)
-      }
-    default:
-      return try PNGCodec.decode(bytes, options: options)
+    let collector = PixelCollector()
+    let report = try decoder(for: Sniffer.supportedFormat(of: bytes)).decode(
+      bytes, options: options,
+      request: { _ in DecodeRequest(minimum: minimumSize, target: nil, allowsPreview: false) },
+      into: collector)
+    guard let pixels = collector.buffer() else {
+      throw .corrupt(report.header.format, detail: "the decoder delivered no rows")
     }
+    return DecodedImage(
+      header: report.header, pixels: pixels, warnings: report.warnings,
+      scaleDenominator: Int(report.scale.rounded()))
   }
 
   /// Decodes `bytes` and makes the upright thumbnail `spec` describes: JPEG, or PNG when the
@@ -76,55 +69,23 @@ public enum ImagePipeline {
   /// some pixel is not opaque.
   ///
   /// The decoder's rows go straight into the resizer (a JPEG's shrunk on load), so the decoded
-  /// picture is never held whole (except an interlaced PNG's, which libpng assembles in passes).
+  /// picture is never held whole (except where the format's decoder must assemble it, as an
+  /// interlaced PNG's passes).
   public static func thumbnailPixels(
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
-    var decoded: DecodedImage
-    switch try Sniffer.supportedFormat(of: bytes) {
-    case .jpeg:
-      decoded = try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in
-        let header = try decoder.readHeader()
-        try header.checkBudget(options.pixelBudget)
-        let (target, source) = sizes(header, spec: spec)
-        let denominator = scaleDenominator(
-          width: header.width, height: header.height,
-          atLeast: (
-            width: target.width * shrinkOnLoadMargin * header.width / source.width,
-            height: target.height * shrinkOnLoadMargin * header.height / source.height
-          ))
-        var shrinker: ThumbnailShrinker?
-        try decoder.decode(scaleDenominator: denominator, lenient: options.lenient) { width, height in
-          shrinker = ThumbnailShrinker(
-            width: width, height: height, channels: 3, mode: spec.mode, target: target, source: source,
-            scale: Double(denominator))
-        } rows: { first, stride, count in
-          shrinker?.take(first, stride: stride, count: count)
-        }
-        guard let pixels = shrinker?.finish() else {
-          throw .corrupt(.jpeg, detail: "libjpeg delivered no rows")
-        }
-        return DecodedImage(
-          header: header, pixels: pixels, warnings: decoder.warnings, scaleDenominator: denominator)
-      }
-    default:
-      var shrinker: ThumbnailShrinker?
-      let (header, warnings) = try PNGCodec.decode(bytes, options: options) { header, width, height, channels in
-        let (target, source) = sizes(header, spec: spec)
-        shrinker = ThumbnailShrinker(
-          width: width, height: height, channels: channels, mode: spec.mode, target: target, source: source,
-          scale: 1)
-      } rows: { first, stride, count in
-        shrinker?.take(first, stride: stride, count: count)
-      }
-      guard let pixels = shrinker?.finish() else { throw .corrupt(.png, detail: "libpng delivered no rows") }
-      decoded = DecodedImage(header: header, pixels: pixels, warnings: warnings)
+    let format = try Sniffer.supportedFormat(of: bytes)
+    let shrinker = ThumbnailShrinker(spec: spec)
+    let report = try decoder(for: format).decode(
+      bytes, options: options, request: { shrinker.plan(for: $0) }, into: shrinker)
+    guard var pixels = shrinker.finish() else {
+      throw .corrupt(format, detail: "the decoder delivered no rows")
     }
-    var pixels = decoded.pixels
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
-    decoded.pixels = pixels.oriented(decoded.header.orientation)
-    return decoded
+    return DecodedImage(
+      header: report.header, pixels: pixels.oriented(report.header.orientation), warnings: report.warnings,
+      scaleDenominator: Int(report.scale.rounded()))
   }
 
   /// The thumbnail's size and the part of the picture it shows, both in the stored
@@ -140,18 +101,6 @@ public enum ImagePipeline {
       let side = min(header.width, header.height)
       return (target, (side, side))
     }
-  }
-
-  /// The largest DCT scale denominator (8, 4, 2, 1) whose output still covers `size`.
-  static func scaleDenominator(width: Int, height: Int, atLeast size: (width: Int, height: Int))
-    -> Int
-  {
-    for denominator in [8, 4, 2] {
-      let scaledWidth = (width + denominator - 1) / denominator
-      let scaledHeight = (height + denominator - 1) / denominator
-      if scaledWidth >= size.width && scaledHeight >= size.height { return denominator }
-    }
-    return 1
   }
 
   /// Encodes pixels as PNG (RGB or RGBA).
@@ -220,27 +169,45 @@ public struct ProcessedImage: Sendable {
 
 /// A thumbnail made from a decoder's rows as they come: cropped to the centre square when the
 /// spec asks for one, then resized (or kept as they are when already the thumbnail's size).
-final class ThumbnailShrinker {
-  private let crop: (x: Int, y: Int, width: Int, height: Int)
-  private let channels: Int
-  private let resizer: RowResizer?
+final class ThumbnailShrinker: RowSink {
+  private let spec: ThumbnailSpec
+  /// The thumbnail's size and the part of the original it shows (see `ImagePipeline.sizes`),
+  /// known once the header is.
+  private var target = (width: 0, height: 0)
+  private var source = (width: 0, height: 0)
+  private var crop = (x: 0, y: 0, width: 0, height: 0)
+  private var channels = 3
+  private var resizer: RowResizer?
   private var kept: [UInt8] = []
   private var row = 0
+  private var begun = false
 
-  /// `width` × `height` are the decoded rows' size; `target` and `source` are the thumbnail's
-  /// size and the part of the original it shows (see `ImagePipeline.sizes`), and `scale` how
-  /// much smaller the decoded rows are than the original.
-  init(
-    width: Int, height: Int, channels: Int, mode: ThumbnailSpec.Mode,
-    target: (width: Int, height: Int), source: (width: Int, height: Int), scale: Double
-  ) {
-    switch mode {
+  init(spec: ThumbnailSpec) { self.spec = spec }
+
+  /// What to ask of the decoder for a picture with `header`: rows at least the margin times
+  /// the thumbnail's size.
+  func plan(for header: ImageHeader) -> DecodeRequest {
+    (target, source) = ImagePipeline.sizes(header, spec: spec)
+    let margin = ImagePipeline.shrinkOnLoadMargin
+    return DecodeRequest(
+      minimum: (
+        width: target.width * margin * header.width / max(source.width, 1),
+        height: target.height * margin * header.height / max(source.height, 1)
+      ),
+      target: target, allowsPreview: true)
+  }
+
+  /// `width` × `height` are the decoded rows' size, and `scale` how much smaller they are
+  /// than the original.
+  func begin(width: Int, height: Int, layout: RowLayout, scale: Double) {
+    begun = true
+    switch spec.mode {
     case .fit: crop = (0, 0, width, height)
     case .square:
       let side = min(width, height)
       crop = ((width - side) / 2, (height - side) / 2, side, side)
     }
-    self.channels = channels
+    channels = layout.channels
     if target.width == crop.width && target.height == crop.height {
       resizer = nil
       kept.reserveCapacity(crop.width * crop.height * channels)
@@ -252,7 +219,7 @@ final class ThumbnailShrinker {
       )
       resizer = RowResizer(
         inputWidth: crop.width, inputHeight: crop.height, channels: channels,
-        outputWidth: target.width, outputHeight: target.height, extent: extent)
+        outputWidth: max(target.width, 1), outputHeight: max(target.height, 1), extent: extent)
     }
   }
 
@@ -273,9 +240,11 @@ final class ThumbnailShrinker {
     row += count
   }
 
-  /// The thumbnail's pixels, in the decoded (stored) orientation.
-  func finish() -> PixelBuffer {
+  /// The thumbnail's pixels, in the decoded (stored) orientation; `nil` when no rows came.
+  func finish() -> PixelBuffer? {
+    guard begun, row > 0 else { return nil }
     if let resizer { return resizer.finish() }
+    guard kept.count == crop.width * crop.height * channels else { return nil }
     return PixelBuffer(width: crop.width, height: crop.height, channels: channels, pixels: kept)
   }
 }
