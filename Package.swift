@@ -25,6 +25,7 @@ let package = Package(
     .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -35,7 +36,7 @@ let package = Package(
 
     .target(
       name: "ImagePipeline",
-      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CLibHeif", "CLCMS2"],
+      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CLibHeif", "CLCMS2", "CZlib"],
       swiftSettings: swiftSettings
     ),
 

@@ -66,6 +66,8 @@ struct cjpegshims_decoder {
   int created;
   int cmyk;
   int inverted;
+  /// CMYK rows handed over as libjpeg gives them (4 samples a pixel), for a colour profile.
+  int raw_cmyk;
   unsigned char *scratch;
 };
 
@@ -117,7 +119,7 @@ int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, const unsigned c
   return 0;
 }
 
-int cjpegshims_decoder_start(cjpegshims_decoder *decoder, int scale_denominator,
+int cjpegshims_decoder_start(cjpegshims_decoder *decoder, int scale_denominator, int raw_cmyk,
                              int *output_width, int *output_height) {
   if (setjmp(decoder->errors.jump)) return -1;
   struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
@@ -129,11 +131,12 @@ int cjpegshims_decoder_start(cjpegshims_decoder *decoder, int scale_denominator,
     cinfo->out_color_space = JCS_CMYK;
     decoder->cmyk = 1;
     decoder->inverted = cinfo->saw_Adobe_marker ? 1 : 0;
+    decoder->raw_cmyk = raw_cmyk ? 1 : 0;
   } else {
     cinfo->out_color_space = JCS_EXT_RGB;
   }
   jpeg_start_decompress(cinfo);
-  if (decoder->cmyk) {
+  if (decoder->cmyk && !decoder->raw_cmyk) {
     decoder->scratch = malloc((size_t)cinfo->output_width * 4u * 16u);
     if (decoder->scratch == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
   }
@@ -171,12 +174,12 @@ int cjpegshims_decoder_read_rows(cjpegshims_decoder *decoder, unsigned char *pix
     JSAMPROW pointers[16];
     int batch = rows - done < 16 ? rows - done : 16;
     for (int i = 0; i < batch; i++) {
-      pointers[i] = decoder->cmyk ? decoder->scratch + (size_t)i * cmyk_stride
-                                  : pixels + (size_t)(done + i) * stride;
+      pointers[i] = decoder->cmyk && !decoder->raw_cmyk ? decoder->scratch + (size_t)i * cmyk_stride
+                                                        : pixels + (size_t)(done + i) * stride;
     }
     JDIMENSION got = jpeg_read_scanlines(cinfo, pointers, (JDIMENSION)batch);
     if (got == 0) break;
-    if (decoder->cmyk) {
+    if (decoder->cmyk && !decoder->raw_cmyk) {
       for (JDIMENSION i = 0; i < got; i++) {
         cjpegshims_cmyk_to_rgb(decoder->scratch + (size_t)i * cmyk_stride,
                                pixels + (size_t)(done + (int)i) * stride, cinfo->output_width,

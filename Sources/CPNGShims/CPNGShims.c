@@ -111,11 +111,8 @@ int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, in
   int has_alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
   if (rgba && !has_alpha) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
   if (!rgba && has_alpha) png_set_strip_alpha(png);
-  // The output is sRGB. The file's gamma must be passed back in: png_set_gamma's second value
-  // replaces whatever gAMA said. A file without gAMA (or sRGB) is taken to be sRGB already.
-  png_fixed_point file_gamma = PNG_DEFAULT_sRGB;
-  if (png_get_valid(png, info, PNG_INFO_gAMA)) png_get_gAMA_fixed(png, info, &file_gamma);
-  png_set_gamma_fixed(png, PNG_DEFAULT_sRGB, file_gamma);
+  // The samples come out as stored: gAMA, cHRM, sRGB and iCCP are read by the Swift side and
+  // applied with the other colour profiles, through LittleCMS.
   *passes = png_set_interlace_handling(png);
   png_read_update_info(png, info);
   size_t expected = (size_t)png_get_image_width(png, info) * (rgba ? 4u : 3u);

@@ -53,13 +53,15 @@ void cjpegshims_decoder_destroy(cjpegshims_decoder *decoder);
 int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, const unsigned char *data,
                                    unsigned long size, cjpegshims_header *header);
 
-/// Starts decompression at DCT scale 1/`scale_denominator` (1, 2, 4 or 8), always to 8-bit RGB
-/// (grayscale is expanded; CMYK and YCCK are converted, Adobe-inverted when the file says so).
+/// Starts decompression at DCT scale 1/`scale_denominator` (1, 2, 4 or 8), to 8-bit RGB
+/// (grayscale is expanded; CMYK and YCCK are converted, Adobe-inverted when the file says so),
+/// except that with `raw_cmyk` a CMYK or YCCK file gives its CMYK samples as they are (4 a
+/// pixel, inverted when the Adobe marker says so), for a colour profile to convert.
 /// Gives the scaled output size. Returns 0, or -1 with a message.
-int cjpegshims_decoder_start(cjpegshims_decoder *decoder, int scale_denominator,
+int cjpegshims_decoder_start(cjpegshims_decoder *decoder, int scale_denominator, int raw_cmyk,
                              int *output_width, int *output_height);
 
-/// Decodes up to `rows` further rows of RGB into `pixels` (`stride` bytes apart).
+/// Decodes up to `rows` further rows of RGB (or raw CMYK) into `pixels` (`stride` bytes apart).
 /// Returns the number of rows decoded (0 at the end), or -1 with a message.
 int cjpegshims_decoder_read_rows(cjpegshims_decoder *decoder, unsigned char *pixels,
                                  size_t stride, int rows);

@@ -34,8 +34,7 @@ void cpngshims_decoder_destroy(cpngshims_decoder *decoder);
 
 /// Reads the chunks before the image data and sets up the output: 8-bit RGB, or RGBA when
 /// `rgba` (palettes, low bit depths and grey expanded; tRNS made alpha; 16-bit samples scaled
-/// with rounding; gamma corrected to sRGB when the file says gAMA, 16-bit samples without it
-/// taken as sRGB like 8-bit ones). Gives the size and the number of interlace passes (1 or 7).
+/// with rounding; no gamma correction: colour is managed by the caller). Gives the size and the number of interlace passes (1 or 7).
 /// Returns 0, or -1 with a message.
 int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, int *height,
                             int *passes);

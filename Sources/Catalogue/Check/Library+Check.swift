@@ -225,7 +225,7 @@ extension Library {
           originalOK = false
         } else {
           // 1/8 scale: every byte of the entropy-coded data is still read and checked.
-          let decoded = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options)
+          let decoded = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options, convertingToSRGB: false)
           let header = decoded.header
           var facts: [String] = []
           if header.format.rawValue != record.format {
@@ -286,7 +286,7 @@ extension Library {
     guard !quick else { return ([], 0) }
     do {
       let bytes = try store.read(thumbnail)
-      let header = try ImagePipeline.decode(bytes, options: options).header
+      let header = try ImagePipeline.decode(bytes, options: options, convertingToSRGB: false).header
       let expected = spec.size(forUprightWidth: record.width, height: record.height)
       if header.width != expected.width || header.height != expected.height
         || header.format.rawValue != record.thumbnailFormat

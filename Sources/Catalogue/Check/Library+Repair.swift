@@ -182,7 +182,8 @@ extension Library {
     let bytes = try files.read(record.originalPath)
     guard SHA256.hex(bytes) == record.sha256 else { throw .originalChanged(path: record.originalPath) }
     do {
-      return try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions).header
+      return try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: decodeOptions, convertingToSRGB: false)
+        .header
     } catch {
       throw .imageRejected(file: record.originalPath, reason: error)
     }

@@ -66,6 +66,9 @@ struct DecodeReport {
   var scale: Double
   /// Whether the rows came from a preview stored in the file rather than the picture itself.
   var usedPreview: Bool = false
+  /// Whether the decoder converted the rows to sRGB itself (a CMYK JPEG through its profile),
+  /// so that the pipeline must not convert them again.
+  var rowsAreSRGB: Bool = false
 }
 
 /// A sink that keeps every row: the decoded picture, whole.

@@ -12,6 +12,9 @@ final class JPEGDecoder {
   private let handle: OpaquePointer
   private let bytes: UnsafeRawBufferPointer
   private var open = true
+  /// Whether the file's CMYK samples are inverted (255 = no ink), as Adobe writes them; known
+  /// once the header is read.
+  private(set) var invertedCMYK = false
 
   private init(_ bytes: UnsafeRawBufferPointer) throws(ImageError) {
     guard let handle = cjpegshims_decoder_create() else {
@@ -52,6 +55,9 @@ final class JPEGDecoder {
     var frame = cjpegshims_header()
     let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
     try check(cjpegshims_decoder_read_header(handle, base, UInt(bytes.count), &frame))
+    invertedCMYK = frame.adobe_transform >= 0
+    let markers = JPEGMarkers.walk(bytes)
+    let (color, colorWarnings) = JPEGMarkers.profile(in: bytes, found: markers)
     let model: ImageHeader.ColorModel
     switch frame.color {
     case CJPEGSHIMS_COLOR_GRAYSCALE: model = .gray
@@ -64,23 +70,27 @@ final class JPEGDecoder {
     return ImageHeader(
       format: .jpeg, width: Int(frame.width), height: Int(frame.height), colorModel: model,
       bitDepth: Int(frame.precision), hasAlpha: false,
-      orientation: JPEGMarkers.orientation(in: bytes), isProgressive: frame.progressive != 0)
+      orientation: JPEGMarkers.orientation(in: bytes, found: markers), isProgressive: frame.progressive != 0,
+      color: color, colorWarnings: colorWarnings)
   }
 
   /// Decodes the image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8), handing the
   /// rows to `rows` as libjpeg makes them, a few at a time, after `begin` has been told the
   /// decoded size. The picture is never held whole. The corresponding C functions are
   /// `jpeg_start_decompress`, `jpeg_read_scanlines` and `jpeg_finish_decompress`.
+  ///
+  /// With `rawCMYK`, a CMYK or YCCK file's rows are its CMYK samples, 4 a pixel (inverted when
+  /// ``invertedCMYK``), for a colour profile to convert.
   func decode(
-    scaleDenominator: Int, lenient: Bool, begin: (_ width: Int, _ height: Int) -> Void,
+    scaleDenominator: Int, lenient: Bool, rawCMYK: Bool = false, begin: (_ width: Int, _ height: Int) -> Void,
     rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
   ) throws(ImageError) {
     try checkOpen()
     var width: Int32 = 0
     var height: Int32 = 0
-    try check(cjpegshims_decoder_start(handle, Int32(scaleDenominator), &width, &height))
+    try check(cjpegshims_decoder_start(handle, Int32(scaleDenominator), rawCMYK ? 1 : 0, &width, &height))
     begin(Int(width), Int(height))
-    let stride = Int(width) * 3
+    let stride = Int(width) * (rawCMYK ? 4 : 3)
     let strip = 16  // as many rows as the C side reads in one call
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * strip)
     defer { buffer.deallocate() }

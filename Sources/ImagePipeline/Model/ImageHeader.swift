@@ -55,6 +55,9 @@ public struct ImageHeader: Sendable, Equatable {
   /// Height as shown, after orientation.
   public var uprightHeight: Int { orientation.upright(width: width, height: height).height }
   public var pixelCount: Int { width * height }
+  /// The name of the picture's colour space: "sRGB", "Display P3", "Adobe RGB (1998)", a
+  /// profile's own description, or "untagged" (see ``ColorManagement/name(of:)``).
+  public var colorSpace: String { ColorManagement.name(of: color) }
 
   /// Refuses a header whose pixel count is over `budget`, before anything large is allocated.
   func checkBudget(_ budget: Int) throws(ImageError) {

@@ -1,4 +1,5 @@
-/// Reads a PNG's header from its chunks: IHDR, and whether `tRNS` and `eXIf` are present.
+/// Reads a PNG's header from its chunks: IHDR, whether `tRNS` is present, the orientation in
+/// `eXIf`, and the colour chunks (`iCCP`, `sRGB`, `gAMA`, `cHRM`).
 ///
 /// Chunk lengths come from the file, so every step is checked against the data's end; CRCs are
 /// left to libpng, which checks them when it decodes.
@@ -12,6 +13,12 @@ enum PNGChunks {
     var interlaced: Bool
     var hasTransparencyChunk: Bool
     var orientation: Orientation
+    /// The range of the `iCCP` chunk's data, the `sRGB` chunk's intent, `gAMA`'s value and
+    /// `cHRM`'s, as the file gives them (the first of each; they belong before the image data).
+    var iccp: Range<Int>?
+    var sRGBIntent: Int?
+    var gamma: Double?
+    var chromaticities: ColorDescription.Chromaticities?
     /// Whether an IEND chunk was reached; a walk that ran out of data first is a cut-off file.
     var reachedEnd: Bool
   }
@@ -52,6 +59,18 @@ enum PNGChunks {
       switch name {
       case "tRNS":
         summary.hasTransparencyChunk = true
+      case "iCCP" where summary.iccp == nil:
+        summary.iccp = (offset + 8)..<(offset + 8 + length)
+      case "sRGB" where length == 1 && summary.sRGBIntent == nil:
+        summary.sRGBIntent = Int(bytes[offset + 8])
+      case "gAMA" where length == 4 && summary.gamma == nil:
+        let value = u32(offset + 8)
+        if value > 0 { summary.gamma = Double(value) / 100_000 }
+      case "cHRM" where length == 32 && summary.chromaticities == nil:
+        let value = { (index: Int) in Double(u32(offset + 8 + index * 4)) / 100_000 }
+        summary.chromaticities = .init(
+          white: (value(0), value(1)), red: (value(2), value(3)), green: (value(4), value(5)),
+          blue: (value(6), value(7)))
       case "eXIf":
         let tiff = UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 8 + length)])
         summary.orientation = EXIFReader.orientation(tiff: tiff) ?? .up
@@ -67,10 +86,40 @@ enum PNGChunks {
   }
 
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
-    try header(read(bytes))
+    try header(read(bytes), bytes)
   }
 
-  static func header(_ summary: Summary) throws(ImageError) -> ImageHeader {
+  /// What the colour chunks say, in PNG's order of precedence: an `iCCP` profile, then `sRGB`,
+  /// then `cHRM` and `gAMA`. A profile that does not inflate, or inflates past the limit, is
+  /// ignored with a warning (and the other chunks are used).
+  static func color(_ summary: Summary, _ bytes: UnsafeRawBufferPointer) -> (ColorDescription, [String]) {
+    var warnings: [String] = []
+    if let range = summary.iccp {
+      let data = UnsafeRawBufferPointer(rebasing: bytes[range])
+      // A profile name of 1–79 bytes, a NUL, the compression method (0: zlib), the stream.
+      if let nul = data.prefix(80).firstIndex(of: 0), nul >= 1, nul + 1 < data.count, data[nul + 1] == 0 {
+        let stream = UnsafeRawBufferPointer(rebasing: data[(nul + 2)...])
+        switch Inflate.inflate(stream, limit: ColorManagement.profileLimit) {
+        case .success(let profile): return (.icc(profile), [])
+        case .failure(.tooLarge):
+          warnings.append(
+            "the iCCP profile inflates to more than \(ColorManagement.profileLimit) bytes: it is ignored")
+        case .failure(.damaged(let reason)):
+          warnings.append("the iCCP profile does not inflate (\(reason)): it is ignored")
+        }
+      } else {
+        warnings.append("the iCCP chunk is malformed: it is ignored")
+      }
+    }
+    if summary.sRGBIntent != nil || summary.gamma != nil || summary.chromaticities != nil {
+      return (
+        .png(sRGBIntent: summary.sRGBIntent, gamma: summary.gamma, chromaticities: summary.chromaticities), warnings
+      )
+    }
+    return (.untagged, warnings)
+  }
+
+  static func header(_ summary: Summary, _ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     let model: ImageHeader.ColorModel
     switch summary.colorType {
     case 0: model = .gray
@@ -81,10 +130,11 @@ enum PNGChunks {
     default:
       throw .corrupt(.png, detail: "IHDR declares an unknown colour type \(summary.colorType)")
     }
+    let color = self.color(summary, bytes)
     return ImageHeader(
       format: .png, width: summary.width, height: summary.height, colorModel: model,
       bitDepth: summary.bitDepth,
       hasAlpha: summary.colorType == 4 || summary.colorType == 6 || summary.hasTransparencyChunk,
-      orientation: summary.orientation, isProgressive: summary.interlaced)
+      orientation: summary.orientation, isProgressive: summary.interlaced, color: color.0, colorWarnings: color.1)
   }
 }

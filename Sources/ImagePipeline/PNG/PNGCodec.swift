@@ -1,8 +1,9 @@
 import CLibPNG
 
 /// Decodes PNG through libpng's row API (``PNGDecoder``), which converts every colour type and
-/// bit depth, palette and `tRNS` included, to 8-bit sRGB, honouring `gAMA`; encodes through its
-/// simplified API (`png_image_write_to_memory`).
+/// bit depth, palette and `tRNS` included, to 8-bit RGB(A) samples as stored (the colour chunks
+/// go into the header's ``ColorDescription``); encodes through its simplified API
+/// (`png_image_write_to_memory`).
 enum PNGCodec: FormatDecoder {
   /// Reads the header from the chunks, without decoding pixels.
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
@@ -17,7 +18,7 @@ enum PNGCodec: FormatDecoder {
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
     let summary = try PNGChunks.read(bytes)
-    let header = try PNGChunks.header(summary)
+    let header = try PNGChunks.header(summary, bytes)
     try header.checkBudget(options.pixelBudget)
     _ = request(header)
     var warnings: [String] = []

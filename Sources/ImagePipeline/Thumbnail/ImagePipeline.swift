@@ -27,21 +27,27 @@ public enum ImagePipeline {
   /// its format allows that is still at least that large: a JPEG at a DCT scale (1/2, 1/4,
   /// 1/8), every byte of its entropy-coded data still read and checked. PNG is always decoded
   /// at full size. A preview stored in the file is never used: this is the picture itself.
+  ///
+  /// The pixels are converted to sRGB from the colours the file describes, unless
+  /// `convertingToSRGB` is false (a check that only validates the data need not).
   public static func decode(
     _ bytes: UnsafeRawBufferPointer, minimumSize: (width: Int, height: Int)? = nil,
-    options: DecodeOptions = DecodeOptions()
+    options: DecodeOptions = DecodeOptions(), convertingToSRGB: Bool = true
   ) throws(ImageError) -> DecodedImage {
     let collector = PixelCollector()
     let report = try decoder(for: Sniffer.supportedFormat(of: bytes)).decode(
       bytes, options: options,
       request: { _ in DecodeRequest(minimum: minimumSize, target: nil, allowsPreview: false) },
       into: collector)
-    guard let pixels = collector.buffer() else {
+    guard var pixels = collector.buffer() else {
       throw .corrupt(report.header.format, detail: "the decoder delivered no rows")
     }
+    var warnings = report.warnings + report.header.colorWarnings
+    if convertingToSRGB && !report.rowsAreSRGB {
+      warnings += ColorManagement.convertToSRGB(&pixels, from: report.header.color)
+    }
     return DecodedImage(
-      header: report.header, pixels: pixels, warnings: report.warnings,
-      scaleDenominator: Int(report.scale.rounded()))
+      header: report.header, pixels: pixels, warnings: warnings, scaleDenominator: Int(report.scale.rounded()))
   }
 
   /// Decodes `bytes` and makes the upright thumbnail `spec` describes: JPEG, or PNG when the
@@ -82,9 +88,13 @@ public enum ImagePipeline {
     guard var pixels = shrinker.finish() else {
       throw .corrupt(format, detail: "the decoder delivered no rows")
     }
+    var warnings = report.warnings + report.header.colorWarnings
+    if !report.rowsAreSRGB {
+      warnings += ColorManagement.convertToSRGB(&pixels, from: report.header.color)
+    }
     if pixels.channels == 4 && !pixels.hasTransparency { pixels = pixels.droppingAlpha() }
     return DecodedImage(
-      header: report.header, pixels: pixels.oriented(report.header.orientation), warnings: report.warnings,
+      header: report.header, pixels: pixels.oriented(report.header.orientation), warnings: warnings,
       scaleDenominator: Int(report.scale.rounded()))
   }
 
@@ -125,10 +135,11 @@ extension ImagePipeline {
 
   public static func decode(
     _ bytes: [UInt8], minimumSize: (width: Int, height: Int)? = nil,
-    options: DecodeOptions = DecodeOptions()
+    options: DecodeOptions = DecodeOptions(), convertingToSRGB: Bool = true
   ) throws(ImageError) -> DecodedImage {
     try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
-      try decode(UnsafeRawBufferPointer(buffer), minimumSize: minimumSize, options: options)
+      try decode(
+        UnsafeRawBufferPointer(buffer), minimumSize: minimumSize, options: options, convertingToSRGB: convertingToSRGB)
     }
   }
 
