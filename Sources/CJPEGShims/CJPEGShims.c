@@ -116,6 +116,13 @@ int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, const unsigned c
   header->progressive = cinfo->progressive_mode ? 1 : 0;
   header->arithmetic = cinfo->arith_code ? 1 : 0;
   header->adobe_transform = cinfo->saw_Adobe_marker ? cinfo->Adobe_transform : -1;
+  header->chroma_subsampled = 0;
+  for (int i = 1; i < cinfo->num_components && i < 3; i++) {
+    if (cinfo->comp_info[i].h_samp_factor < cinfo->comp_info[0].h_samp_factor ||
+        cinfo->comp_info[i].v_samp_factor < cinfo->comp_info[0].v_samp_factor) {
+      header->chroma_subsampled = 1;
+    }
+  }
   return 0;
 }
 
@@ -229,7 +236,8 @@ typedef struct {
 } cjpegshims_encoder;
 
 int cjpegshims_encode(const unsigned char *pixels, int width, int height, size_t stride,
-                      int components, int quality, int progressive, unsigned char **output,
+                      int components, int quality, int progressive, int full_chroma,
+                      unsigned char **output,
                       unsigned long *output_size, char message[CJPEGSHIMS_MESSAGE_LENGTH]) {
   cjpegshims_encoder *encoder = calloc(1, sizeof *encoder);
   if (encoder == NULL) {
@@ -255,6 +263,13 @@ int cjpegshims_encode(const unsigned char *pixels, int width, int height, size_t
   jpeg_set_defaults(cinfo);
   jpeg_set_quality(cinfo, quality, TRUE);
   cinfo->optimize_coding = TRUE;
+  if (full_chroma) {
+    // 4:4:4: every component at full resolution (jpeg_set_defaults gives luma 2x2, i.e. 4:2:0).
+    for (int i = 0; i < cinfo->num_components; i++) {
+      cinfo->comp_info[i].h_samp_factor = 1;
+      cinfo->comp_info[i].v_samp_factor = 1;
+    }
+  }
   if (progressive) jpeg_simple_progression(cinfo);
   jpeg_start_compress(cinfo, TRUE);
   while (cinfo->next_scanline < cinfo->image_height) {

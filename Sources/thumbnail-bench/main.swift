@@ -2,7 +2,7 @@
 // vipsthumbnail. Plain Glibc file I/O and Dispatch, so that peak memory is the pipeline's.
 //
 //   thumbnail-bench [--jobs N] [--size 256] [--quality 85] [--square] [--progressive]
-//                   [--lossless] --out DIR FILE...
+//                   [--lossless] [--chroma 444|420|auto] --out DIR FILE...
 
 import Dispatch
 import ImagePipeline
@@ -69,6 +69,7 @@ var jobs = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 var spec = ThumbnailSpec.default
 var outputFolder: String?
 var lossless = false  // PNG thumbnails: scores the resampling alone, without JPEG's loss
+var chroma: Bool? = nil  // --chroma 444 or 420 overrides the pipeline's choice, to measure both
 var files: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -87,6 +88,13 @@ while let argument = arguments.popFirst() {
   case "--square": spec.mode = .square
   case "--progressive": spec.progressive = true
   case "--lossless": lossless = true
+  case "--chroma":
+    switch value() {
+    case "444": chroma = true
+    case "420": chroma = false
+    case "auto": chroma = nil
+    default: fail("--chroma takes 444, 420 or auto")
+    }
   case "--out": outputFolder = value()
   default:
     if argument.hasPrefix("--") { fail("unknown option \(argument)") }
@@ -111,6 +119,7 @@ let totals = Mutex(Totals())
 let allFiles = files
 let thumbnailSpec = spec
 let losslessOutput = lossless
+let fullChroma = chroma
 let start = monotonicSeconds()
 let group = DispatchGroup()
 for _ in 0..<jobs {
@@ -127,6 +136,12 @@ for _ in 0..<jobs {
         if losslessOutput {
           let image = try ImagePipeline.thumbnailPixels(bytes, spec: thumbnailSpec)
           (header, encoded, format) = (image.header, try ImagePipeline.encodePNG(image.pixels), .png)
+        } else if let fullChroma {
+          let image = try ImagePipeline.thumbnailPixels(bytes, spec: thumbnailSpec)
+          let jpeg = try ImagePipeline.encodeJPEG(
+            image.pixels, quality: thumbnailSpec.quality, progressive: thumbnailSpec.progressive,
+            fullChroma: fullChroma)
+          (header, encoded, format) = (image.header, jpeg, .jpeg)
         } else {
           let processed = try ImagePipeline.thumbnail(bytes, spec: thumbnailSpec)
           (header, encoded, format) = (processed.header, processed.thumbnail.bytes, processed.thumbnail.format)

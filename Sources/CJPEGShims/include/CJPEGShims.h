@@ -40,6 +40,9 @@ typedef struct {
   int arithmetic;
   /// The Adobe APP14 transform code, or -1 without an Adobe marker.
   int adobe_transform;
+  /// 1 when the second or third component is stored at a lower resolution than the first
+  /// (4:2:0, 4:2:2: a photograph's usual encoding), else 0.
+  int chroma_subsampled;
 } cjpegshims_header;
 
 typedef struct cjpegshims_decoder cjpegshims_decoder;
@@ -81,11 +84,13 @@ int cjpegshims_decoder_hit_end_of_data(const cjpegshims_decoder *decoder);
 int cjpegshims_decoder_kept_warnings(const cjpegshims_decoder *decoder);
 const char *cjpegshims_decoder_warning(const cjpegshims_decoder *decoder, int index);
 
-/// Encodes 8-bit pixels (`components` 1 = gray or 3 = RGB) as JFIF with optimised Huffman tables.
+/// Encodes 8-bit pixels (`components` 1 = gray or 3 = RGB) as JFIF with optimised Huffman tables,
+/// chroma at full resolution (4:4:4) when `full_chroma`, else at half in both directions (4:2:0).
 /// On success returns 0 and a malloc'ed buffer in `*output` (free it with
 /// `cjpegshims_free`); on failure returns -1 and fills `message`.
 int cjpegshims_encode(const unsigned char *pixels, int width, int height, size_t stride,
-                      int components, int quality, int progressive, unsigned char **output,
+                      int components, int quality, int progressive, int full_chroma,
+                      unsigned char **output,
                       unsigned long *output_size, char message[CJPEGSHIMS_MESSAGE_LENGTH]);
 
 void cjpegshims_free(void *pointer);

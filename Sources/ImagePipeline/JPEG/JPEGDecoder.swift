@@ -67,11 +67,13 @@ final class JPEGDecoder {
     case CJPEGSHIMS_COLOR_YCCK: model = .ycck
     default: model = .unknown
     }
-    return ImageHeader(
+    var header = ImageHeader(
       format: .jpeg, width: Int(frame.width), height: Int(frame.height), colorModel: model,
       bitDepth: Int(frame.precision), hasAlpha: false,
       orientation: JPEGMarkers.orientation(in: bytes, found: markers), isProgressive: frame.progressive != 0,
       color: color, colorWarnings: colorWarnings)
+    header.chromaSubsampled = frame.chroma_subsampled != 0
+    return header
   }
 
   /// Decodes the image to RGB at DCT scale 1/`scaleDenominator` (1, 2, 4 or 8), handing the

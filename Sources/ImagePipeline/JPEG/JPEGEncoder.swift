@@ -3,9 +3,9 @@ import CJPEGShims
 /// Encodes pixels as JPEG through libjpeg-turbo.
 enum JPEGEncoder {
   /// JFIF bytes of `image` (its alpha, if any, is ignored: callers drop it first), with
-  /// optimised Huffman tables and no metadata. The corresponding C function is
-  /// `jpeg_write_scanlines`.
-  static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool) throws(ImageError)
+  /// optimised Huffman tables and no metadata; chroma 4:4:4 when `fullChroma`, else 4:2:0.
+  /// The corresponding C function is `jpeg_write_scanlines`.
+  static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool, fullChroma: Bool) throws(ImageError)
     -> [UInt8]
   {
     let rgb = image.channels == 3 ? image : image.droppingAlpha()
@@ -16,7 +16,8 @@ enum JPEGEncoder {
       message.withUnsafeMutableBufferPointer { text in
         cjpegshims_encode(
           pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.stride, 3,
-          Int32(min(max(quality, 1), 100)), progressive ? 1 : 0, &output, &size, text.baseAddress)
+          Int32(min(max(quality, 1), 100)), progressive ? 1 : 0, fullChroma ? 1 : 0, &output, &size,
+          text.baseAddress)
       }
     }
     guard status == 0, let output else {

@@ -27,6 +27,9 @@ public struct ImageHeader: Sendable, Equatable {
   public var orientation: Orientation
   /// A progressive JPEG or an interlaced (Adam7) PNG.
   public var isProgressive: Bool
+  /// Whether the file stores its chroma at a lower resolution than its luma (a JPEG in 4:2:0
+  /// or 4:2:2, as cameras write photographs).
+  public var chromaSubsampled: Bool = false
   /// What the file says about its colours (an ICC profile, PNG's chunks, HEIF's nclx).
   public var color: ColorDescription
   /// Colour information that was present but unusable (a truncated profile, APP2 segments

@@ -51,7 +51,10 @@ public enum ImagePipeline {
   }
 
   /// Decodes `bytes` and makes the upright thumbnail `spec` describes: JPEG, or PNG when the
-  /// picture has transparency, with no metadata.
+  /// picture has transparency, with no metadata and no profile (it is sRGB).
+  ///
+  /// JPEG thumbnails keep chroma at full resolution (4:4:4) unless the source is itself a
+  /// JPEG with subsampled chroma (``fullChroma(for:)``).
   public static func thumbnail(
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
@@ -66,7 +69,8 @@ public enum ImagePipeline {
     } else {
       thumbnail = Thumbnail(
         format: .jpeg, width: pixels.width, height: pixels.height,
-        bytes: try JPEGEncoder.encode(pixels, quality: spec.quality, progressive: spec.progressive))
+        bytes: try JPEGEncoder.encode(
+          pixels, quality: spec.quality, progressive: spec.progressive, fullChroma: fullChroma(for: image.header)))
     }
     return ProcessedImage(header: image.header, thumbnail: thumbnail, warnings: image.warnings)
   }
@@ -118,11 +122,22 @@ public enum ImagePipeline {
     try PNGCodec.encode(pixels)
   }
 
-  /// Encodes pixels as JPEG (alpha, if any, is dropped).
-  public static func encodeJPEG(_ pixels: PixelBuffer, quality: Int = 85, progressive: Bool = false)
-    throws(ImageError) -> [UInt8]
-  {
-    try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive)
+  /// Encodes pixels as JPEG (alpha, if any, is dropped), chroma 4:4:4 when `fullChroma`.
+  public static func encodeJPEG(
+    _ pixels: PixelBuffer, quality: Int = 85, progressive: Bool = false, fullChroma: Bool = false
+  ) throws(ImageError) -> [UInt8] {
+    try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, fullChroma: fullChroma)
+  }
+
+  /// Whether a thumbnail of a picture with `header` keeps its chroma at full resolution.
+  ///
+  /// Halving chroma (4:2:0) suits photographs, whose colour changes slowly, and spoils
+  /// graphics: the sharp coloured edges of screenshots, posters and drawings smear. A JPEG
+  /// that was itself encoded 4:2:0 has lost that chroma already, so its thumbnail is 4:2:0 too
+  /// (smaller, and no worse); every other source (PNG, WebP, HEIF, AVIF, a 4:4:4 or gray
+  /// JPEG) gets 4:4:4.
+  public static func fullChroma(for header: ImageHeader) -> Bool {
+    !(header.format == .jpeg && header.chromaSubsampled)
   }
 }
 
