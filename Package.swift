@@ -80,7 +80,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CLITests",
-      dependencies: ["catalogue", "TestSupport"],
+      dependencies: ["catalogue", "TestSupport", "ImagePipeline"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

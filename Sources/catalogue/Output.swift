@@ -13,6 +13,8 @@ enum Output {
     let width: Int
     let height: Int
     let orientation: Int
+    /// "Display P3", "sRGB", "untagged"…; null when recorded before colour management.
+    @NullWhenMissing var colorSpace: String?
     let bytes: Int
     let cover: Bool
     let original: String
@@ -25,6 +27,7 @@ enum Output {
       width = image.image.width
       height = image.image.height
       orientation = image.image.orientation.rawValue
+      colorSpace = image.image.colorSpace
       bytes = image.image.bytes
       cover = image.isCover
       original = image.image.original
@@ -240,7 +243,15 @@ enum Output {
   static func imageLine(_ image: ReviewImage) -> String {
     let stored = image.image
     return "\(image.position)\(image.isCover ? "*" : " ") \(stored.sha256.prefix(12))  "
-      + "\(stored.width)×\(stored.height) \(stored.format.name) \(byteCount(stored.bytes))  \(stored.original)"
+      + "\(stored.width)×\(stored.height) \(stored.format.name)\(colour(stored)) \(byteCount(stored.bytes))  "
+      + stored.original
+  }
+
+  /// The colour space after the format, for pictures that have one worth saying: untagged
+  /// (the common case, taken as sRGB) and unrecorded ones say nothing.
+  static func colour(_ stored: StoredImage) -> String {
+    guard let space = stored.colorSpace, space != "untagged" else { return "" }
+    return " \(space)"
   }
 
   static func humanDate(_ date: Date) -> String {

@@ -62,7 +62,8 @@ struct CommandTests {
     #expect(images.count == 2)
     #expect(
       Set(images[0].keys) == [
-        "position", "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original", "thumbnail",
+        "position", "sha256", "format", "width", "height", "orientation", "colorSpace", "bytes", "cover", "original",
+        "thumbnail",
       ])
     #expect(images[0]["width"] as? Int == 120 && images[0]["height"] as? Int == 80)
     #expect(images[0]["cover"] as? Bool == true && images[1]["cover"] as? Bool == false)

@@ -126,7 +126,7 @@ struct CheckTests {
     let sha = SHA256.hex(bytes)
     try test.library.files.write(bytes, to: LibraryLayout.original(sha256: sha, fileExtension: "jpg"))
     try test.library.database.run(
-      "INSERT INTO images VALUES (?, 'jpeg', 10, 10, 1, ?, 'jpeg', 10, 10, '2026-01-01T00:00:00.000Z')",
+      "INSERT INTO images VALUES (?, 'jpeg', 10, 10, 1, ?, 'jpeg', 10, 10, '2026-01-01T00:00:00.000Z', 'untagged')",
       [.text(sha), .integer(Int64(bytes.count))])
     let path = LibraryLayout.original(sha256: sha, fileExtension: "jpg")
     let thumbnail = LibraryLayout.thumbnail(sha256: sha, spec: "256-fit-q85", fileExtension: "jpg")

@@ -238,6 +238,11 @@ extension Library {
           if header.orientation.rawValue != record.orientation {
             facts.append("orientation \(header.orientation.rawValue), recorded \(record.orientation)")
           }
+          if header.colorSpace != record.colorSpace {
+            facts.append(
+              "colour space \(header.colorSpace), "
+                + (record.colorSpace.map { "recorded \($0)" } ?? "not recorded (imported before colour management)"))
+          }
           if !facts.isEmpty {
             verdict.findings.append(
               Finding(

@@ -119,15 +119,20 @@ extension Library {
         result.unrepaired.append(finding)
         continue
       }
+      // A thumbnail made under another colour space (or before colour management) shows the
+      // wrong colours: it is made again from the original.
+      let recolour = record.colorSpace != header.colorSpace && !["sRGB", "untagged"].contains(header.colorSpace)
       if !dryRun {
         try write { () throws(CatalogueError) in
           try self.records.setFacts(of: record.sha256, header)
         }
+        if recolour { try remakeThumbnail(record) }
       }
       did(
         finding,
-        "recorded the original's facts: \(header.format.rawValue), \(header.uprightWidth)×\(header.uprightHeight), orientation \(header.orientation.rawValue)"
-      )
+        "recorded the original's facts: \(header.format.rawValue), \(header.uprightWidth)×\(header.uprightHeight), "
+          + "orientation \(header.orientation.rawValue), colour space \(header.colorSpace)"
+          + (recolour ? "; made its thumbnail again in colour" : ""))
     }
 
     // Thumbnails, made again from their originals.

@@ -117,7 +117,8 @@ extension Library {
       sha256: image.sha256, format: header.format, width: header.uprightWidth,
       height: header.uprightHeight, orientation: header.orientation, bytes: image.original.count,
       thumbnailFormat: thumbnail.format, thumbnailWidth: thumbnail.width,
-      thumbnailHeight: thumbnail.height, imported: Date(), original: original, thumbnail: thumbnailPath)
+      thumbnailHeight: thumbnail.height, imported: Date(), colorSpace: header.colorSpace, original: original,
+      thumbnail: thumbnailPath)
   }
 
   /// Adds the image record, unless the picture is in the library already.

@@ -220,6 +220,7 @@ extension Library {
       sha256: row.sha256, format: format, width: row.width, height: row.height, orientation: orientation,
       bytes: row.bytes, thumbnailFormat: thumbnailFormat, thumbnailWidth: row.thumbnailWidth,
       thumbnailHeight: row.thumbnailHeight, imported: try RecordValue.time(row.imported, "imported", of: what),
+      colorSpace: row.colorSpace,
       original: LibraryLayout.original(sha256: row.sha256, fileExtension: format.fileExtension),
       thumbnail: LibraryLayout.thumbnail(
         sha256: row.sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension))

@@ -77,7 +77,11 @@ enum Schema {
             VALUES ('delete', old.seq, old.title, old.body);
           INSERT INTO reviews_fts (rowid, title, body) VALUES (new.seq, new.title, new.body);
         END;
-        """)
+        """),
+    // The colour space of each original ("Display P3", "sRGB", "untagged"). Images recorded
+    // before colour management have none: check names them and repair records it (and remakes
+    // their thumbnails, which were made without the profile).
+    Migration(version: 2, sql: "ALTER TABLE images ADD COLUMN color_space TEXT CHECK (length(color_space) > 0);"),
   ]
 
   /// Brings `database` to the current version, one transaction a migration.

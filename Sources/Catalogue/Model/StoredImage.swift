@@ -16,6 +16,9 @@ public struct StoredImage: Sendable, Equatable {
   public var thumbnailWidth: Int
   public var thumbnailHeight: Int
   public var imported: Date
+  /// The original's colour space ("Display P3", "sRGB", "untagged"; see
+  /// `ImageHeader.colorSpace`), `nil` when it was recorded before the library knew colour.
+  public var colorSpace: String?
   /// The original's path, relative to the library folder.
   public var original: String
   /// The thumbnail's path for the library's current spec, relative to the library folder.

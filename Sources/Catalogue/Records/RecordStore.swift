@@ -95,4 +95,6 @@ struct ImageRow {
   var thumbnailWidth: Int
   var thumbnailHeight: Int
   var imported: String
+  /// `nil` for images recorded before schema 2.
+  var colorSpace: String?
 }

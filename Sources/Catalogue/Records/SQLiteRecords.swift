@@ -277,7 +277,7 @@ final class SQLiteRecords: RecordStore {
 
   static let imageColumns =
     "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
-    + "i.thumbnail_width, i.thumbnail_height, i.imported"
+    + "i.thumbnail_width, i.thumbnail_height, i.imported, i.color_space"
 
   /// A review's images in order: position, cover flag and the image's columns.
   func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)] {
@@ -296,14 +296,15 @@ final class SQLiteRecords: RecordStore {
       try database.run(
         """
         INSERT INTO images (sha256, format, width, height, orientation, bytes, thumbnail_format,
-          thumbnail_width, thumbnail_height, imported)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          thumbnail_width, thumbnail_height, imported, color_space)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sha256) DO NOTHING
         """,
         [
           .text(image.sha256), .text(image.format.rawValue), SQLValue(image.width), SQLValue(image.height),
           SQLValue(image.orientation.rawValue), SQLValue(image.bytes), .text(image.thumbnailFormat.rawValue),
           SQLValue(image.thumbnailWidth), SQLValue(image.thumbnailHeight), .text(DateText.format(image.imported)),
+          image.colorSpace.map { .text($0) } ?? .null,
         ])
     }
   }
@@ -357,10 +358,10 @@ final class SQLiteRecords: RecordStore {
   func setFacts(of sha256: String, _ header: ImageHeader) throws(CatalogueError) {
     try sql { () throws(DatabaseError) in
       try database.run(
-        "UPDATE images SET format = ?, width = ?, height = ?, orientation = ? WHERE sha256 = ?",
+        "UPDATE images SET format = ?, width = ?, height = ?, orientation = ?, color_space = ? WHERE sha256 = ?",
         [
           .text(header.format.rawValue), SQLValue(header.uprightWidth), SQLValue(header.uprightHeight),
-          SQLValue(header.orientation.rawValue), .text(sha256),
+          SQLValue(header.orientation.rawValue), .text(header.colorSpace), .text(sha256),
         ])
     }
   }
@@ -434,11 +435,12 @@ final class SQLiteRecords: RecordStore {
 }
 
 extension ImageRow {
-  /// Reads the ten `imageColumns` starting at `column`.
+  /// Reads the eleven `imageColumns` starting at `column`.
   init(_ row: Statement, from column: Int32) {
     self.init(
       sha256: row.text(column), format: row.text(column + 1), width: row.int(column + 2), height: row.int(column + 3),
       orientation: row.int(column + 4), bytes: row.int(column + 5), thumbnailFormat: row.text(column + 6),
-      thumbnailWidth: row.int(column + 7), thumbnailHeight: row.int(column + 8), imported: row.text(column + 9))
+      thumbnailWidth: row.int(column + 7), thumbnailHeight: row.int(column + 8), imported: row.text(column + 9),
+      colorSpace: row.optionalText(column + 10))
   }
 }
