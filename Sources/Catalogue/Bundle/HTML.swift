@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipeline
 
 /// The pages of an export: one for each review, one listing them all. Plain HTML with one small
 /// inline style sheet and no script; every field is escaped, and the pages load nothing from
@@ -28,9 +29,20 @@ enum HTML {
   /// A picture on a page: where its original and thumbnail are, relative to the page.
   struct Picture {
     var original: String
+    /// The original's format: one a browser cannot show (HEIC) is linked as a download.
+    var format: ImageFormat
     var thumbnail: String
     var thumbnailWidth: Int
     var thumbnailHeight: Int
+  }
+
+  /// Whether browsers show pictures of `format` themselves: JPEG, PNG, WebP and AVIF, yes;
+  /// HEIC only Safari, so it is offered as a download beside its thumbnail.
+  static func browsersShow(_ format: ImageFormat) -> Bool {
+    switch format {
+    case .jpeg, .png, .webp, .avif, .gif: return true
+    default: return false
+    }
   }
 
   /// One review on the catalogue page.
@@ -207,7 +219,12 @@ enum HTML {
   }
 
   private static func thumbnail(_ picture: Picture, alt: String) -> String {
-    #"<a href="\#(escape(picture.original))"><img src="\#(escape(picture.thumbnail))" "#
+    let link =
+      browsersShow(picture.format)
+      ? #"<a href="\#(escape(picture.original))">"#
+      : #"<a href="\#(escape(picture.original))" download "#
+        + #"title="Download the original (\#(escape(picture.format.name)))">"#
+    return link + #"<img src="\#(escape(picture.thumbnail))" "#
       + #"width="\#(picture.thumbnailWidth)" height="\#(picture.thumbnailHeight)" alt="\#(alt)"></a>"#
   }
 }

@@ -196,7 +196,7 @@ extension Library {
       output.append((thumbnailPath, thumbnail.bytes))
       pictures.append(
         HTML.Picture(
-          original: originalPath, thumbnail: thumbnailPath, thumbnailWidth: thumbnail.width,
+          original: originalPath, format: image.format, thumbnail: thumbnailPath, thumbnailWidth: thumbnail.width,
           thumbnailHeight: thumbnail.height))
       images.append(
         BundleFormat.Image(
