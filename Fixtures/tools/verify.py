@@ -680,6 +680,55 @@ def check_hostile(path, probe):
     return c.result()
 
 
+# ---------------------------------------------------------------- WebP (tools/make_webp.sh)
+# name: (canvas WxH, what `webpmux -info` must say, what dwebp must say: None = decodes)
+WEBPS = {
+    "images/webp-lossy.webp": ((120, 80), "No features present", None),
+    "images/webp-lossless.webp": ((120, 80), "No features present", None),
+    "images/webp-lossy-alpha.webp": ((120, 80), "transparency", None),
+    "images/webp-lossless-alpha.webp": ((120, 80), "transparency", None),
+    "images/webp-large-1600x1200.webp": ((1600, 1200), "No features present", None),
+    "images/webp-orientation-6.webp": ((80, 120), "EXIF metadata", None),
+    "images/webp-orientation-3.webp": ((120, 80), "EXIF metadata", None),
+    "images/webp-icc.webp": ((120, 80), "ICC profile", None),
+    "images/webp-animated.webp": ((120, 80), "Number of frames: 3", "animated WebP file is not supported"),
+    "hostile/webp-truncated-lossy.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
+    "hostile/webp-truncated-lossless.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
+    "hostile/webp-riff-size-past-end.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
+    "hostile/webp-garbage-after-header.webp": ((120, 80), None, "Status: 3(BITSTREAM_ERROR)"),
+    "hostile/webp-huge-canvas.webp": (None, None, "Status: 3(BITSTREAM_ERROR)"),
+    "hostile/webp-iccp-garbage.webp": ((120, 80), "Size of the ICC profile data: 301", None),
+    "hostile/webp-iccp-declared-huge.webp": (None, None, "Status: 3(BITSTREAM_ERROR)"),
+    "hostile/webp-icc-flag-without-chunk.webp": (None, None, None),
+}
+
+
+def check_webp(path):
+    """What webpmux and dwebp (libwebp's own tools) say of a WebP fixture."""
+    c = Checks()
+    if path not in WEBPS:
+        c.expect(False, "not described in README.md")
+        return c.result()
+    size, info, dwebp = WEBPS[path]
+    data = read_file(path)
+    c.expect(data[:4] == b"RIFF" and data[8:12] == b"WEBP", "magic %r" % data[:16])
+    mux = subprocess.run(["webpmux", "-info", path], capture_output=True, text=True)
+    text = mux.stdout + mux.stderr
+    if size:
+        c.expect("Canvas size: %d x %d" % size in text, "webpmux: %r" % text[:80])
+    if info:
+        c.expect(info in text, "webpmux did not say %r" % info)
+    run = subprocess.run(["dwebp", path, "-o", os.devnull], capture_output=True, text=True)
+    said = (run.stdout + run.stderr).strip()
+    if dwebp is None:
+        c.expect(run.returncode == 0, "dwebp failed: %s" % said)
+        c.note("dwebp decodes it")
+    else:
+        c.expect(run.returncode != 0 and dwebp in said, "dwebp said %r, want %r" % (said, dwebp))
+        c.note("dwebp: %s" % dwebp)
+    return c.result()
+
+
 # ---------------------------------------------------------------- main
 def main():
     args = sys.argv[1:]
@@ -701,7 +750,9 @@ def main():
         total += size
         base = os.path.basename(path)
         try:
-            if path.startswith("images/"):
+            if base.startswith("webp-"):
+                ok, note = check_webp(path)
+            elif path.startswith("images/"):
                 if base in JPEGS:
                     ok, note = check_valid_jpeg(path, JPEGS[base], measured)
                 elif base in PNGS:

@@ -12,7 +12,6 @@ struct HostileImportTests {
       ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
       ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
       ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
-      ("picture.webp", "WebP is not supported yet: convert it to JPEG or PNG first"),
       ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
       ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
@@ -27,6 +26,18 @@ struct HostileImportTests {
       ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
       ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
       ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
+      ("webp-truncated-lossy.webp", "truncated WebP: the file ends inside its VP8 chunk (2555 of 5130 bytes)"),
+      ("webp-truncated-lossless.webp", "truncated WebP: the file ends inside its VP8L chunk (12719 of 25458 bytes)"),
+      ("webp-riff-size-past-end.webp", "truncated WebP: the RIFF header declares 4274 bytes, the file holds 178"),
+      ("webp-garbage-after-header.webp", "corrupt WebP: the VP8L image data is damaged"),
+      (
+        "webp-huge-canvas.webp",
+        "too many pixels: 100000×100000 is 10000 megapixels, over the budget of 100 megapixels"
+      ),
+      (
+        "webp-iccp-declared-huge.webp",
+        "corrupt WebP: the ICCP chunk declares 2147483632 bytes, past the end of the RIFF container"
+      ),
     ]
     + memoryBombs.filter { $0.hasPrefix("declared-huge-") }.map {
       ($0, "truncated PNG: the file ends before its image data does")
@@ -61,7 +72,7 @@ struct HostileImportTests {
       "garbage-in-scan.jpg", "extraneous-bytes.jpg", "bad-crc-ancillary.png", "exif-ifd-loop.jpg",
       "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
       "exif-orientation-9.jpg", "exif-bad-byte-order.jpg", "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png",
-      "decompression-bomb.png",
+      "decompression-bomb.png", "picture.webp", "webp-iccp-garbage.webp", "webp-icc-flag-without-chunk.webp",
       // Broken colour profiles: ignored with a warning, the picture kept (see ColorTests).
       "icc-segments-out-of-order.jpg", "icc-segment-missing.jpg", "icc-segment-repeated.jpg", "icc-garbage.jpg",
       "icc-truncated.jpg", "icc-declared-huge.jpg", "iccp-truncated.png",

@@ -4,7 +4,7 @@ import Testing
 @Suite("Recognising formats from bytes")
 struct SniffingTests {
   @Test(arguments: [
-    ("picture.gif", ImageFormat.gif), ("picture.webp", .webp), ("picture.heic", .heic),
+    ("picture.gif", ImageFormat.gif), ("picture.heic", .heic),
     ("picture.avif", .avif), ("picture-le.tif", .tiff), ("picture-be.tif", .tiff),
     ("picture.bmp", .bmp),
   ])

@@ -23,6 +23,7 @@ public struct DecodedImage: Sendable {
   public var pixels: PixelBuffer
   /// Damage the decoder worked around ("Corrupt JPEG data: …"); empty for a clean file.
   public var warnings: [String]
-  /// The DCT scale the pixels were decoded at: 1 for full size, else 2, 4 or 8 (JPEG only).
+  /// How much smaller than the stored picture the pixels were decoded: 1 for full size, else a
+  /// JPEG's DCT scale (2, 4 or 8) or a scaled WebP's factor, rounded.
   public var scaleDenominator: Int = 1
 }

@@ -7,7 +7,7 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
   case empty
   /// The bytes are not an image format the pipeline recognises.
   case notAnImage
-  /// A recognised format the pipeline does not decode (GIF, WebP, HEIC, …).
+  /// A recognised format the pipeline does not decode (GIF, HEIC, TIFF, …).
   case unsupported(ImageFormat)
   /// The data ends before the image does: typically a file still being copied.
   case truncated(ImageFormat, detail: String)

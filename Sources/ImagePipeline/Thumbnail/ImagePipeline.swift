@@ -12,6 +12,7 @@ public enum ImagePipeline {
     switch format {
     case .jpeg: return JPEGCodec.self
     case .png: return PNGCodec.self
+    case .webp: return WebPCodec.self
     default: throw .unsupported(format)
     }
   }
@@ -25,8 +26,9 @@ public enum ImagePipeline {
   ///
   /// With `minimumSize` (stored width and height), the picture is decoded at the smallest size
   /// its format allows that is still at least that large: a JPEG at a DCT scale (1/2, 1/4,
-  /// 1/8), every byte of its entropy-coded data still read and checked. PNG is always decoded
-  /// at full size. A preview stored in the file is never used: this is the picture itself.
+  /// 1/8), every byte of its entropy-coded data still read and checked; a WebP at any factor
+  /// (libwebp's scaling). PNG is always decoded at full size. A preview stored in the file is
+  /// never used: this is the picture itself.
   ///
   /// The pixels are converted to sRGB from the colours the file describes, unless
   /// `convertingToSRGB` is false (a check that only validates the data need not).
