@@ -25,6 +25,7 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exif  # noqa: E402
 import jpegsegments as J  # noqa: E402
+import pngwriter  # noqa: E402
 import pictures as P  # noqa: E402
 import pngwriter as W  # noqa: E402
 
@@ -729,6 +730,71 @@ def check_webp(path):
     return c.result()
 
 
+# ---------------------------------------------------------------- colour
+# APP2 ICC_PROFILE segments as (sequence, count) for the JPEGs, the colour chunks for the PNGs.
+COLOURS = {
+    "images/colour-p3.jpg": [(1, 1)],
+    "images/colour-p3-untagged.jpg": [],
+    "images/colour-adobe-rgb.jpg": [(1, 1)],
+    "images/colour-prophoto.jpg": [(1, 2), (2, 2)],
+    "images/colour-gray-linear.jpg": [(1, 1)],
+    "images/colour-cmyk.jpg": [(1, 3), (2, 3), (3, 3)],
+    "hostile/icc-segments-out-of-order.jpg": [(2, 2), (1, 2)],
+    "hostile/icc-segment-missing.jpg": [(1, 2)],
+    "hostile/icc-segment-repeated.jpg": [(1, 2), (1, 2), (2, 2)],
+    "hostile/icc-garbage.jpg": [(1, 1)],
+    "hostile/icc-truncated.jpg": [(1, 1)],
+    "hostile/icc-declared-huge.jpg": [(1, 1)],
+    "images/colour-p3.png": ["iCCP"],
+    "images/colour-chrm-gama.png": ["gAMA", "cHRM"],
+    "images/colour-srgb-chunk.png": ["sRGB", "gAMA"],
+    "hostile/iccp-truncated.png": ["iCCP"],
+}
+
+
+def check_colour(path):
+    """The colour fixtures: their profile segments or chunks are as listed, and the picture
+    itself decodes with djpeg or pngcheck (the profile is no part of the image data)."""
+    c = Checks()
+    data = read_file(path)
+    if path == "images/colour-expected.txt":
+        names = [line.split()[0] for line in data.decode().splitlines() if line.strip()]
+        c.expect(all(os.path.exists("images/" + n) for n in names), "names a missing file")
+        c.expect(all(len(line.split()) == 4 for line in data.decode().splitlines()), "lines of NAME R G B")
+        c.note("%d expected sRGB values" % len(names))
+        return c.result()
+    want = COLOURS[path]
+    if path.endswith(".jpg"):
+        found = []
+        for marker, start, end in _app_segments(data):
+            if marker == 0xE2 and data[start:start + 12] == b"ICC_PROFILE\x00":
+                found.append((data[start + 12], data[start + 13]))
+        c.expect(found == want, "ICC segments %r, want %r" % (found, want))
+        run = subprocess.run(["djpeg", "-outfile", os.devnull, path], capture_output=True, text=True)
+        c.expect(run.returncode == 0, "djpeg: %s" % run.stderr.strip())
+        c.note("ICC segments %s; djpeg decodes it" % (found or "none"))
+    else:
+        kinds = [kind for _, _, kind in pngwriter.chunks(data) if kind in ("iCCP", "gAMA", "cHRM", "sRGB")]
+        c.expect(kinds == want, "colour chunks %r, want %r" % (kinds, want))
+        run = subprocess.run(["pngcheck", path], capture_output=True, text=True)
+        c.expect(run.returncode == 0, "pngcheck: %s" % run.stdout.strip())
+        c.note("chunks %s; pngcheck ok" % " ".join(kinds))
+    return c.result()
+
+
+def _app_segments(data):
+    """(marker, payload start, payload end) of the segments before the first scan."""
+    at, out = 2, []
+    while at + 4 <= len(data) and data[at] == 0xFF:
+        marker = data[at + 1]
+        if marker == 0xDA:
+            break
+        length = struct.unpack(">H", data[at + 2:at + 4])[0]
+        out.append((marker, at + 4, at + 2 + length))
+        at += 2 + length
+    return out
+
+
 # ---------------------------------------------------------------- main
 def main():
     args = sys.argv[1:]
@@ -752,6 +818,8 @@ def main():
         try:
             if base.startswith("webp-"):
                 ok, note = check_webp(path)
+            elif path in COLOURS or path == "images/colour-expected.txt":
+                ok, note = check_colour(path)
             elif path.startswith("images/"):
                 if base in JPEGS:
                     ok, note = check_valid_jpeg(path, JPEGS[base], measured)
