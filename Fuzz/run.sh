@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp exif bundle)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp icc exif bundle)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp exif bundle)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp icc exif bundle)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
@@ -25,6 +25,7 @@ seed() {
     jpeg) cp -n "$fixtures"/images/*.jpg "$fixtures"/hostile/*.jpg "$corpus"/ 2>/dev/null || true ;;
     png) cp -n "$fixtures"/images/*.png "$fixtures"/hostile/*.png "$corpus"/ 2>/dev/null || true ;;
     webp) cp -n "$fixtures"/images/*.webp "$fixtures"/hostile/*.webp "$corpus"/ 2>/dev/null || true ;;
+    icc) cp -n "$fixtures"/profiles/*.icc "$corpus"/ 2>/dev/null || true ;;
     exif)
       # The TIFF blocks of the fixtures' EXIF segments (after "Exif\0\0").
       for file in "$fixtures"/images/orientation-*.jpg "$fixtures"/hostile/exif-*.jpg; do

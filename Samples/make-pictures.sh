@@ -13,9 +13,10 @@
 #   - landscape (1600x1000) and portrait (1200x1600) JPEGs at quality 88;
 #   - 02-avengers-endgame.jpg: stored rotated 90 degrees anticlockwise with EXIF
 #     Orientation 6, so it is only upright when the orientation is applied;
-#   - 05-morgans-reviews.png: an RGBA PNG (1000x1000) with a transparent background.
+#   - 05-morgans-reviews.png: an RGBA PNG (1000x1000) with a transparent background;
+#   - second pictures NN-slug-2.webp and NN-slug-2.heic: WebP from the web, HEIC from a phone.
 #
-# Needs: imagemagick (6), libimage-exiftool-perl, awk.
+# Needs: imagemagick (6), libimage-exiftool-perl, webp, libheif-examples, awk.
 set -euo pipefail
 
 if [ "$#" -ne 1 ]; then
@@ -24,6 +25,8 @@ if [ "$#" -ne 1 ]; then
 fi
 out=$1
 mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
 # ImageMagick 6 itself; prefer the versioned binary over whatever `convert` is on PATH.
 if [ -n "${CONVERT:-}" ]; then
@@ -37,6 +40,8 @@ else
   exit 69
 fi
 command -v exiftool >/dev/null || { echo "$0: exiftool not found (apt-get install libimage-exiftool-perl)" >&2; exit 69; }
+command -v cwebp >/dev/null || { echo "$0: cwebp not found (apt-get install webp)" >&2; exit 69; }
+command -v heif-enc >/dev/null || { echo "$0: heif-enc not found (apt-get install libheif-examples)" >&2; exit 69; }
 
 export LC_ALL=C
 # One thread: results must not depend on how the work is split.
@@ -293,5 +298,16 @@ cloud="fill '#ffffff' circle 740,95 740,55 circle 800,78 800,25 circle 862,95 86
   \( -size 1600x1000 xc:none -draw "$shelves" \) -compose over -composite \
   \( -size 1600x1000 xc:none -fill 'rgba(255,255,255,0.55)' -draw "rectangle 200,20 420,32 rectangle 1180,20 1400,32" \) -compose over -composite \
   "${jpeg_out[@]}" "$out/07-superstore.jpg"
+
+# --- Second pictures in the formats phones and the web use ----------------------------
+# 03-john-wick-3-2.webp: the neon street mirrored and cropped to a 1600x900 still, lossy
+# WebP as a web page would serve it (cwebp -q 82). 07-superstore-2.heic: a close-up of the
+# shelves, 1440x1080, HEVC-encoded as a phone saves its pictures (heif-enc -q 60).
+"$im" "$out/03-john-wick-3.jpg" -flop -resize 1600x -gravity center -crop 1600x900+0+0 +repage -strip \
+  "PNG24:$work/03-john-wick-3-2.png"
+cwebp -quiet -q 82 -metadata none "$work/03-john-wick-3-2.png" -o "$out/03-john-wick-3-2.webp"
+"$im" "$out/07-superstore.jpg" -gravity center -crop 1200x900+0+40 +repage -resize 1440x1080! -strip \
+  "PNG24:$work/07-superstore-2.png"
+heif-enc -q 60 -o "$out/07-superstore-2.heic" "$work/07-superstore-2.png" >/dev/null
 
 ls -l "$out"

@@ -88,6 +88,9 @@ for review in "$source_dir"/reviews/[0-9][0-9]-*.md; do
 
   id=$("$catalogue" --library "$library" add "${args[@]}")
   echo "added $name: $id"
+  for second in "$work/pictures/$name-2".*; do
+    if [ -f "$second" ]; then "$catalogue" --library "$library" attach "$id" "$second" >/dev/null; fi
+  done
 done
 
 # A failed check is reported, but the library is still listed and checkpointed; the
