@@ -13,8 +13,6 @@ struct HostileImportTests {
       ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
       ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
       ("picture.webp", "WebP is not supported yet: convert it to JPEG or PNG first"),
-      ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
-      ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
       ("picture.bmp", "BMP is not supported yet: convert it to JPEG or PNG first"),
@@ -27,6 +25,19 @@ struct HostileImportTests {
       ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
       ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
       ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
+      ("heic-truncated.heic", "truncated HEIC: the file ends before its image data does"),
+      ("heic-truncated-header.heic", "truncated HEIC: the file ends before its meta box does"),
+      ("avif-truncated.avif", "truncated AVIF: the file ends before its meta box does"),
+      ("heic-garbage-after-ftyp.heic", "corrupt HEIC: Invalid input: No 'meta' box"),
+      ("heic-damaged-meta.heic", "corrupt HEIC: Invalid input: No 'meta' box"),
+      (
+        "heic-huge-dimensions.heic",
+        "too many pixels: 100000×100000 is 10000 megapixels, over the budget of 100 megapixels"
+      ),
+      (
+        "avif-grid-huge-tiles.avif",
+        "too many pixels: 20000×80000 is 1600 megapixels, over the budget of 100 megapixels"
+      ),
     ]
     + memoryBombs.filter { $0.hasPrefix("declared-huge-") }.map {
       ($0, "truncated PNG: the file ends before its image data does")
@@ -61,7 +72,7 @@ struct HostileImportTests {
       "garbage-in-scan.jpg", "extraneous-bytes.jpg", "bad-crc-ancillary.png", "exif-ifd-loop.jpg",
       "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
       "exif-orientation-9.jpg", "exif-bad-byte-order.jpg", "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png",
-      "decompression-bomb.png",
+      "decompression-bomb.png", "picture.heic", "picture.avif",
     ]
     let all = try FileManager.default.contentsOfDirectory(atPath: Fixture.root.appendingPathComponent("hostile").path)
     #expect(Set(all) == Set(Self.refusals.map(\.file)).union(decodable))

@@ -4,9 +4,8 @@ import Testing
 @Suite("Recognising formats from bytes")
 struct SniffingTests {
   @Test(arguments: [
-    ("picture.gif", ImageFormat.gif), ("picture.webp", .webp), ("picture.heic", .heic),
-    ("picture.avif", .avif), ("picture-le.tif", .tiff), ("picture-be.tif", .tiff),
-    ("picture.bmp", .bmp),
+    ("picture.gif", ImageFormat.gif), ("picture.webp", .webp), ("picture-le.tif", .tiff),
+    ("picture-be.tif", .tiff), ("picture.bmp", .bmp),
   ])
   func unsupportedFormatsAreRefusedByName(file: String, format: ImageFormat) throws {
     let bytes = try Fixture.hostile(file)

@@ -1,6 +1,6 @@
 /// An image format recognised from the bytes of a file.
 ///
-/// Only JPEG and PNG are decoded; the others are recognised so that a refusal can name them.
+/// Only JPEG, PNG, HEIC and AVIF are decoded; the others are recognised so that a refusal can name them.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
   case jpeg
   case png
@@ -28,7 +28,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
   }
 
   /// Whether the pipeline decodes this format.
-  public var isSupported: Bool { self == .jpeg || self == .png }
+  public var isSupported: Bool { self == .jpeg || self == .png || self == .heic || self == .avif }
 
   /// The file name extension used when storing a file of this format.
   public var fileExtension: String {

@@ -12,6 +12,7 @@ public enum ImagePipeline {
     switch format {
     case .jpeg: return JPEGCodec.self
     case .png: return PNGCodec.self
+    case .heic, .avif: return HEIFCodec.self
     default: throw .unsupported(format)
     }
   }
