@@ -78,6 +78,13 @@ def main(images, hostile):
     # A 2 x 2 grid whose output is 256 x 128 but whose four tiles each declare 20000 x 20000.
     grid = read("avif-grid-2x2.avif")
     write("avif-grid-huge-tiles.avif", patch_ispe(grid, (20000, 20000), only=(128, 64)))
+    # An nclx colour box whose primaries code point (99) H.273 does not define. libheif 1.15
+    # refuses the box but had allocated the profile it returns (found by Fuzz/fuzz-heif).
+    patched = bytearray(avif)
+    for offset, _ in find(avif, [b"meta", b"iprp", b"ipco", b"colr"]):
+        if avif[offset + 8:offset + 12] == b"nclx":
+            patched[offset + 12:offset + 14] = struct.pack(">H", 99)
+    write("avif-nclx-unknown-primaries.avif", bytes(patched))
     # The ftyp box, then pseudo-random bytes.
     (ftyp, ftyp_size), = find(heic, [b"ftyp"])
     write("heic-garbage-after-ftyp.heic", heic[: ftyp + ftyp_size] + pseudo_random("heic-garbage", 2048))

@@ -73,6 +73,7 @@ struct HostileImportTests {
       "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
       "exif-orientation-9.jpg", "exif-bad-byte-order.jpg", "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png",
       "decompression-bomb.png", "picture.heic", "picture.avif",
+      "avif-nclx-unknown-primaries.avif",
     ]
     let all = try FileManager.default.contentsOfDirectory(atPath: Fixture.root.appendingPathComponent("hostile").path)
     #expect(Set(all) == Set(Self.refusals.map(\.file)).union(decodable))

@@ -177,6 +177,21 @@ struct HEIFTests {
     #expect(throws: error) { try ImagePipeline.decode(bytes) }
   }
 
+  /// An nclx box with an undefined primaries code: untagged, with a colour warning (libheif
+  /// 1.15 refuses the box; the profile it had allocated was leaked until the fuzzer found it,
+  /// which only AddressSanitizer sees: Fuzz/fuzz-heif on this file).
+  @Test func unusableNclxIsAColourWarning() throws {
+    let bytes = try Fixture.hostile("avif-nclx-unknown-primaries.avif")
+    let header = try ImagePipeline.readHeader(bytes)
+    #expect(header.color == .untagged)
+    #expect(
+      header.colorWarnings == [
+        "the nclx colour box is unusable (Invalid input: Unknown NCLX color primaries); the picture is taken as sRGB"
+      ])
+    let image = try ImagePipeline.decode(bytes)
+    expectQuadrants(image.pixels, tolerance: 4)
+  }
+
   /// The header alone is read without decoding, so a declared size over the budget is reported,
   /// not refused: the budget applies when decoding.
   @Test func headerOfAHugeDeclaredPictureIsRead() throws {

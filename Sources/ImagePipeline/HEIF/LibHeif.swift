@@ -115,10 +115,16 @@ final class HEIFImageHandle {
       return (.icc(profile), [])
     case heif_color_profile_type_nclx:
       var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-      try context.check(heif_image_handle_get_nclx_color_profile(handle, &nclx))
-      guard let nclx else { return (.untagged, []) }
-      defer { heif_nclx_color_profile_free(nclx) }
-      let value = nclx.pointee
+      let error = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+      // libheif allocates the profile even when it refuses its code points: free it first.
+      defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+      do {
+        try context.check(error)
+      } catch {
+        guard case .corrupt(_, let detail) = error else { throw error }
+        return (.untagged, ["the nclx colour box is unusable (\(detail)); the picture is taken as sRGB"])
+      }
+      guard let value = nclx?.pointee else { return (.untagged, []) }
       return (
         .nclx(
           primaries: Int(value.color_primaries.rawValue), transfer: Int(value.transfer_characteristics.rawValue),
