@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png exif bundle)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png heif exif bundle)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png exif bundle)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png heif exif bundle)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
@@ -24,6 +24,10 @@ seed() {
   case $target in
     jpeg) cp -n "$fixtures"/images/*.jpg "$fixtures"/hostile/*.jpg "$corpus"/ 2>/dev/null || true ;;
     png) cp -n "$fixtures"/images/*.png "$fixtures"/hostile/*.png "$corpus"/ 2>/dev/null || true ;;
+    heif)
+      cp -n "$fixtures"/images/heic-* "$fixtures"/images/avif-* "$fixtures"/hostile/heic-* "$fixtures"/hostile/avif-* \
+        "$fixtures"/hostile/picture.heic "$fixtures"/hostile/picture.avif "$corpus"/ 2>/dev/null || true
+      ;;
     exif)
       # The TIFF blocks of the fixtures' EXIF segments (after "Exif\0\0").
       for file in "$fixtures"/images/orientation-*.jpg "$fixtures"/hostile/exif-*.jpg; do
