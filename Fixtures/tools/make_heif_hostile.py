@@ -78,6 +78,14 @@ def main(images, hostile):
     # A 2 x 2 grid whose output is 256 x 128 but whose four tiles each declare 20000 x 20000.
     grid = read("avif-grid-2x2.avif")
     write("avif-grid-huge-tiles.avif", patch_ispe(grid, (20000, 20000), only=(128, 64)))
+    # The grid's last tile reference pointing back at the grid itself (found by Fuzz/fuzz-heif:
+    # libheif 1.15 recurses, starting threads, for minutes).
+    looped = bytearray(grid)
+    (iref, _), = find(grid, [b"meta", b"iref"])
+    for offset, size, kind in boxes(grid, iref + 12, iref + struct.unpack(">I", grid[iref:iref + 4])[0]):
+        if kind == b"dimg":  # version 0: 16-bit from, count, to...
+            looped[offset + size - 2:offset + size] = grid[offset + 8:offset + 10]
+    write("avif-grid-loop.avif", bytes(looped))
     # An nclx colour box whose primaries code point (99) H.273 does not define. libheif 1.15
     # refuses the box but had allocated the profile it returns (found by Fuzz/fuzz-heif).
     patched = bytearray(avif)

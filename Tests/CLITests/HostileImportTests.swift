@@ -34,6 +34,7 @@ struct HostileImportTests {
         "heic-huge-dimensions.heic",
         "too many pixels: 100000×100000 is 10000 megapixels, over the budget of 100 megapixels"
       ),
+      ("avif-grid-loop.avif", "corrupt AVIF: the primary image is made of tiles that include itself (a dimg loop)"),
       (
         "avif-grid-huge-tiles.avif",
         "too many pixels: 20000×80000 is 1600 megapixels, over the budget of 100 megapixels"

@@ -14,6 +14,9 @@ enum HEIFBoxes {
     /// For a primary image derived from others (a `grid` or `iovl`): the sum of the `ispe`
     /// pixels its `dimg` references declare, each reference counted, and how many there are.
     var tiles: (count: Int, pixels: Int, width: Int, height: Int)?
+    /// Whether the primary image is derived, through `dimg` references, from itself: libheif
+    /// 1.15 then recurses, a thread for each tile, and takes minutes.
+    var derivationLoops = false
   }
 
   private struct Box {
@@ -33,7 +36,7 @@ enum HEIFBoxes {
       }
       if box.type == "meta" {
         summary.hasWholeMeta = true
-        summary.tiles = tiles(inMeta: bytes, box.body)
+        summary.tiles = tiles(inMeta: bytes, box.body, loops: &summary.derivationLoops)
         return summary
       }
       offset = box.body.upperBound
@@ -77,7 +80,7 @@ enum HEIFBoxes {
   }
 
   /// The tiles of a derived primary image (see ``Summary/tiles``); `nil` for a coded one.
-  private static func tiles(inMeta bytes: UnsafeRawBufferPointer, _ meta: Range<Int>) -> (
+  private static func tiles(inMeta bytes: UnsafeRawBufferPointer, _ meta: Range<Int>, loops: inout Bool) -> (
     count: Int, pixels: Int, width: Int, height: Int
   )? {
     guard meta.count >= 4 else { return nil }
@@ -88,7 +91,7 @@ enum HEIFBoxes {
     // iref: a FullBox whose version says whether item IDs take 16 or 32 bits.
     let wide = bytes[iref.body.lowerBound] != 0
     let idSize = wide ? 4 : 2
-    var tileIDs: [Int] = []
+    var derived: [Int: [Int]] = [:]
     for reference in children(bytes, (iref.body.lowerBound + 4)..<iref.body.upperBound) where reference.type == "dimg" {
       var at = reference.body.lowerBound
       let end = reference.body.upperBound
@@ -97,10 +100,14 @@ enum HEIFBoxes {
       at += idSize
       let count = u16(bytes, at)
       at += 2
-      guard from == primary, end - at >= count * idSize else { continue }
-      for index in 0..<count { tileIDs.append(wide ? u32(bytes, at + index * 4) : u16(bytes, at + index * 2)) }
+      guard end - at >= count * idSize else { continue }
+      for index in 0..<count {
+        derived[from, default: []].append(wide ? u32(bytes, at + index * 4) : u16(bytes, at + index * 2))
+      }
     }
+    let tileIDs = derived[primary] ?? []
     guard !tileIDs.isEmpty, let iprp = boxes.first(where: { $0.type == "iprp" }) else { return nil }
+    loops = derivesFromItself(primary, derived)
     let sizes = ispeSizes(bytes, iprp.body)
     var pixels = 0
     var widest = 0
@@ -113,6 +120,23 @@ enum HEIFBoxes {
       tallest = max(tallest, size.height)
     }
     return (tileIDs.count, pixels, widest, tallest)
+  }
+
+  /// Whether following `dimg` references from `item` comes back to an item already on the path.
+  private static func derivesFromItself(_ item: Int, _ derived: [Int: [Int]]) -> Bool {
+    var onPath: Set<Int> = []
+    var done: Set<Int> = []
+    func visit(_ item: Int) -> Bool {
+      if onPath.contains(item) { return true }
+      if done.contains(item) { return false }
+      onPath.insert(item)
+      defer {
+        onPath.remove(item)
+        done.insert(item)
+      }
+      return (derived[item] ?? []).contains { visit($0) }
+    }
+    return visit(item)
   }
 
   /// The item ID of a `pitm` box's contents.

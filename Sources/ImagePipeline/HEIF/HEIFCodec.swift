@@ -105,6 +105,9 @@ enum HEIFCodec: FormatDecoder {
     if !boxes.hasWholeMeta && boxes.endsEarly {
       throw .truncated(format, detail: "the file ends before its meta box does")
     }
+    if boxes.derivationLoops {
+      throw .corrupt(format, detail: "the primary image is made of tiles that include itself (a dimg loop)")
+    }
   }
 
   private static func header(of primary: HEIFImageHandle, format: ImageFormat) throws(ImageError) -> ImageHeader {
