@@ -62,6 +62,9 @@ PY
 run() {
   local target=$1 log=$here/crashes/$1.log
   seed "$target"
+  # Leaks inside the system libraries, not ours, would stop the run at once (see the file).
+  local suppressions=$here/lsan-$target.supp
+  [ -f "$suppressions" ] && export LSAN_OPTIONS=suppressions=$suppressions
   "$here/.build/release/fuzz-$target" "$here/corpus/$target" \
     -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="$here/crashes/$target/" -print_final_stats=1 >"$log" 2>&1 || true
