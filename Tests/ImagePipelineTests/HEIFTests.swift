@@ -155,6 +155,16 @@ struct HEIFTests {
     expectQuadrants(larger.pixels, tolerance: 4)
   }
 
+  /// A transparent picture whose stored thumbnail is opaque: the preview would lose the
+  /// transparency, so the picture is decoded however small the thumbnail.
+  @Test func anOpaquePreviewDoesNotStandInForATransparentPicture() throws {
+    let bytes = try Fixture.image("heic-thumbnail-no-alpha.heic")
+    let processed = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 32))
+    #expect(processed.scaleDenominator == 1)
+    #expect(processed.pixels.channels == 4)
+    #expect(try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 32)).thumbnail.format == .png)
+  }
+
   // MARK: - Hostile input
 
   @Test(

@@ -68,7 +68,8 @@ enum HEIFCodec: FormatDecoder {
       var usedPreview = false
       if wanted.allowsPreview, let minimum = wanted.minimum,
         let preview = try primary.thumbnails().max(by: { $0.width * $0.height < $1.width * $1.height }),
-        usesPreview(width: preview.width, height: preview.height, minimum: minimum)
+        usesPreview(width: preview.width, height: preview.height, minimum: minimum),
+        showsTheSamePicture(preview, primary)
       {
         try ImageHeader(
           format: format, width: preview.width, height: preview.height, colorModel: .ycbcr, bitDepth: 8,
@@ -92,6 +93,15 @@ enum HEIFCodec: FormatDecoder {
   /// shrink-on-load margin, see ``DecodeRequest/minimum``).
   static func usesPreview(width: Int, height: Int, minimum: (width: Int, height: Int)) -> Bool {
     width >= minimum.width && height >= minimum.height
+  }
+
+  /// Whether a thumbnail has the picture's proportions (within 2 %, as rounding allows) and its
+  /// transparency: one made before a crop or a turn, or without alpha, would show another
+  /// picture.
+  private static func showsTheSamePicture(_ preview: HEIFImageHandle, _ primary: HEIFImageHandle) -> Bool {
+    guard preview.width > 0, preview.height > 0, primary.width > 0, primary.height > 0 else { return false }
+    let ratio = Double(preview.width * primary.height) / Double(preview.height * primary.width)
+    return abs(ratio - 1) <= 0.02 && (preview.hasAlpha || !primary.hasAlpha)
   }
 
   /// `.avif` or `.heic`, as the sniffer tells them apart.
