@@ -4,7 +4,7 @@
 # rerunning it gives the same bytes.  See README.md for what each file is.
 #
 # Needs (Debian): imagemagick libimage-exiftool-perl libjpeg-turbo-progs
-#                 pngcheck gcc libjpeg-dev libpng-dev liblcms2-dev webp icc-profiles-free python3
+#                 pngcheck gcc libjpeg-dev libpng-dev liblcms2-dev webp libheif-examples libavif-bin icc-profiles-free python3
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ next to the tools
@@ -83,8 +83,9 @@ cjpeg -quality 95 -sample 2x2 -outfile "$work/scene-baseline.jpg" "$work/scene-6
 cjpeg -quality 95 -sample 2x2 -progressive -outfile "$work/scene-progressive.jpg" "$work/scene-640x480.ppm"
 python3 tools/make_hostile.py images/baseline.jpg "$work/scene-baseline.jpg" "$work/scene-progressive.jpg" hostile
 
-# ---------------------------------------------------------------- WebP
+# ---------------------------------------------------------------- WebP, HEIF and AVIF
 tools/make_webp.sh
+tools/make_heif.sh
 
 # ---------------------------------------------------------------- colour
 # ICC profiles made with LittleCMS, patches tagged with them, broken profile segments.

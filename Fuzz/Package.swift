@@ -17,6 +17,8 @@ let package = Package(
     .executableTarget(
       name: "fuzz-icc", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
     .executableTarget(
+      name: "fuzz-heif", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
+    .executableTarget(
       name: "fuzz-exif", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
     .executableTarget(
       name: "fuzz-bundle", dependencies: [.product(name: "Catalogue", package: "catalogue")]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp icc exif bundle)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp heif icc exif bundle)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp icc exif bundle)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp heif icc exif bundle)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
@@ -26,6 +26,10 @@ seed() {
     png) cp -n "$fixtures"/images/*.png "$fixtures"/hostile/*.png "$corpus"/ 2>/dev/null || true ;;
     webp) cp -n "$fixtures"/images/*.webp "$fixtures"/hostile/*.webp "$corpus"/ 2>/dev/null || true ;;
     icc) cp -n "$fixtures"/profiles/*.icc "$corpus"/ 2>/dev/null || true ;;
+    heif)
+      cp -n "$fixtures"/images/heic-* "$fixtures"/images/avif-* "$fixtures"/hostile/heic-* "$fixtures"/hostile/avif-* \
+        "$fixtures"/hostile/picture.heic "$fixtures"/hostile/picture.avif "$corpus"/ 2>/dev/null || true
+      ;;
     exif)
       # The TIFF blocks of the fixtures' EXIF segments (after "Exif\0\0").
       for file in "$fixtures"/images/orientation-*.jpg "$fixtures"/hostile/exif-*.jpg; do
@@ -60,6 +64,9 @@ PY
 run() {
   local target=$1 log=$here/crashes/$1.log
   seed "$target"
+  # Leaks inside the system libraries, not ours, would stop the run at once (see the file).
+  local suppressions=$here/lsan-$target.supp
+  [ -f "$suppressions" ] && export LSAN_OPTIONS=suppressions=$suppressions
   "$here/.build/release/fuzz-$target" "$here/corpus/$target" \
     -max_total_time="$seconds" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="$here/crashes/$target/" -print_final_stats=1 >"$log" 2>&1 || true

@@ -476,6 +476,21 @@ def source(name):
     return _sources[name]
 
 
+def check_heif(path):
+    """The HEIF fixtures of tools/make_heif.sh (README.md, "HEIF"): the brand their name says;
+    the valid ones read by heif-info. Their pixels are checked by the Swift tests."""
+    data = read_file(path)
+    c = Checks()
+    brand = os.path.basename(path)[:4].encode()
+    c.expect(data[4:8] == b"ftyp" and data[8:12] == brand, "ftyp %r, want brand %r" % (data[:12], brand))
+    if path.startswith("images/"):
+        rc, out, err = run(["heif-info", path])
+        c.expect(rc == 0, "heif-info rc=%d %s" % (rc, err.strip()[:200]))
+        first = [l for l in out.decode(errors="replace").splitlines() if l.startswith("image:")]
+        c.note("heif-info: %s" % (first[0] if first else "no image line"))
+    return c.result()
+
+
 def check_hostile(path, probe):
     name = os.path.basename(path)
     data = read_file(path)
@@ -820,6 +835,8 @@ def main():
                 ok, note = check_webp(path)
             elif path in COLOURS or path == "images/colour-expected.txt":
                 ok, note = check_colour(path)
+            elif base.startswith(("heic-", "avif-")):
+                ok, note = check_heif(path)
             elif path.startswith("images/"):
                 if base in JPEGS:
                     ok, note = check_valid_jpeg(path, JPEGS[base], measured)

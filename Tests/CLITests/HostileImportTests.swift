@@ -12,8 +12,6 @@ struct HostileImportTests {
       ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
       ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
       ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
-      ("picture.heic", "HEIC is not supported yet: convert it to JPEG or PNG first"),
-      ("picture.avif", "AVIF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
       ("picture.bmp", "BMP is not supported yet: convert it to JPEG or PNG first"),
@@ -37,6 +35,20 @@ struct HostileImportTests {
       (
         "webp-iccp-declared-huge.webp",
         "corrupt WebP: the ICCP chunk declares 2147483632 bytes, past the end of the RIFF container"
+      ),
+      ("heic-truncated.heic", "truncated HEIC: the file ends before its image data does"),
+      ("heic-truncated-header.heic", "truncated HEIC: the file ends before its meta box does"),
+      ("avif-truncated.avif", "truncated AVIF: the file ends before its meta box does"),
+      ("heic-garbage-after-ftyp.heic", "corrupt HEIC: Invalid input: No 'meta' box"),
+      ("heic-damaged-meta.heic", "corrupt HEIC: Invalid input: No 'meta' box"),
+      (
+        "heic-huge-dimensions.heic",
+        "too many pixels: 100000×100000 is 10000 megapixels, over the budget of 100 megapixels"
+      ),
+      ("avif-grid-loop.avif", "corrupt AVIF: the primary image is made of tiles that include itself (a dimg loop)"),
+      (
+        "avif-grid-huge-tiles.avif",
+        "too many pixels: 20000×80000 is 1600 megapixels, over the budget of 100 megapixels"
       ),
     ]
     + memoryBombs.filter { $0.hasPrefix("declared-huge-") }.map {
@@ -73,6 +85,7 @@ struct HostileImportTests {
       "exif-offset-out-of-bounds.jpg", "exif-count-huge.jpg", "exif-truncated.jpg",
       "exif-orientation-9.jpg", "exif-bad-byte-order.jpg", "ztxt-bomb.png", "itxt-bomb.png", "iccp-bomb.png",
       "decompression-bomb.png", "picture.webp", "webp-iccp-garbage.webp", "webp-icc-flag-without-chunk.webp",
+      "picture.heic", "picture.avif", "avif-nclx-unknown-primaries.avif",
       // Broken colour profiles: ignored with a warning, the picture kept (see ColorTests).
       "icc-segments-out-of-order.jpg", "icc-segment-missing.jpg", "icc-segment-repeated.jpg", "icc-garbage.jpg",
       "icc-truncated.jpg", "icc-declared-huge.jpg", "iccp-truncated.png",

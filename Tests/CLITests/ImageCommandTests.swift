@@ -13,7 +13,7 @@ struct ImageCommandTests {
     try FileManager.default.copyItem(atPath: Fixture.image("baseline.jpg"), toPath: photos + "/2024/May/b.jpg")
     try FileManager.default.copyItem(atPath: Fixture.image("rgb-8.png"), toPath: photos + "/2024/a.png")
     try FileManager.default.copyItem(atPath: Fixture.hostile("truncated-baseline.jpg"), toPath: photos + "/2024/c.jpg")
-    try FileManager.default.copyItem(atPath: Fixture.hostile("picture.heic"), toPath: photos + "/2024/d.heic")
+    try FileManager.default.copyItem(atPath: Fixture.hostile("heic-truncated.heic"), toPath: photos + "/2024/d.heic")
     try "notes".write(toFile: photos + "/notes.txt", atomically: true, encoding: .utf8)
     try "x".write(toFile: photos + "/.hidden", atomically: true, encoding: .utf8)
     let result = try cli("attach", id, photos)
@@ -22,7 +22,7 @@ struct ImageCommandTests {
     let errors = result.error.split(separator: "\n").map(String.init)
     #expect(errors.contains("skipped: \(photos)/notes.txt: not a picture"))
     #expect(errors.contains { $0.hasPrefix("error: \(photos)/2024/c.jpg: truncated JPEG") })
-    #expect(errors.contains("error: \(photos)/2024/d.heic: HEIC is not supported yet: convert it to JPEG or PNG first"))
+    #expect(errors.contains { $0.hasPrefix("error: \(photos)/2024/d.heic: truncated HEIC") })
     #expect(!result.error.contains(".hidden"))
     // In name order: 2024/May/b.jpg sorts after 2024/a.png? "May" < "a" in byte order.
     let show = try cli.json(try cli("show", id, "--json"))

@@ -4,8 +4,7 @@ import Testing
 @Suite("Recognising formats from bytes")
 struct SniffingTests {
   @Test(arguments: [
-    ("picture.gif", ImageFormat.gif), ("picture.heic", .heic),
-    ("picture.avif", .avif), ("picture-le.tif", .tiff), ("picture-be.tif", .tiff),
+    ("picture.gif", ImageFormat.gif), ("picture-le.tif", .tiff), ("picture-be.tif", .tiff),
     ("picture.bmp", .bmp),
   ])
   func unsupportedFormatsAreRefusedByName(file: String, format: ImageFormat) throws {

@@ -1,6 +1,6 @@
 /// An image format recognised from the bytes of a file.
 ///
-/// JPEG, PNG and WebP are decoded; the others are recognised so that a refusal can name them.
+/// JPEG, PNG, WebP, HEIC and AVIF are decoded; the others are recognised so that a refusal can name them.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
   case jpeg
   case png
@@ -28,7 +28,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
   }
 
   /// Whether the pipeline decodes this format.
-  public var isSupported: Bool { self == .jpeg || self == .png || self == .webp }
+  public var isSupported: Bool { [.jpeg, .png, .webp, .heic, .avif].contains(self) }
 
   /// The file name extension used when storing a file of this format.
   public var fileExtension: String {

@@ -25,8 +25,17 @@ public enum Sniffer {
       let brand = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[8..<12]), as: UTF8.self)
       switch brand {
       case "avif", "avis": return .avif
-      case "heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1": return .heic
-      default: break
+      case "heic", "heix", "hevc", "hevx", "heim", "heis": return .heic
+      default:
+        // A generic major brand (mif1, msf1, or another): the compatible brands tell.
+        let end = min(bytes.count, Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3]))
+        let brands = stride(from: 16, to: end - 3, by: 4).map {
+          String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0..<$0 + 4]), as: UTF8.self)
+        }
+        if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
+        if brand == "mif1" || brand == "msf1" || brands.contains(where: { $0.hasPrefix("he") || $0.hasPrefix("mif") }) {
+          return .heic
+        }
       }
     }
     // BMP last: "BM" is short, so also ask for a plausible header size.

@@ -13,6 +13,7 @@ public enum ImagePipeline {
     case .jpeg: return JPEGCodec.self
     case .png: return PNGCodec.self
     case .webp: return WebPCodec.self
+    case .heic, .avif: return HEIFCodec.self
     default: throw .unsupported(format)
     }
   }

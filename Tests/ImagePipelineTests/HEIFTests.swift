@@ -1,0 +1,266 @@
+@testable import ImagePipeline
+import Testing
+
+/// HEIC and AVIF through libheif (see Fixtures/README.md, "HEIF"): what a user would notice.
+@Suite("HEIC and AVIF")
+struct HEIFTests {
+  /// Every valid fixture shows the upright quadrants: transforms (irot, imir) applied once by
+  /// libheif, an EXIF orientation inside the file never applied again, 10- and 12-bit samples
+  /// brought to 8 bits, nclx matrices honoured, grid tiles assembled.
+  @Test(arguments: [
+    "heic-8bit.heic", "heic-10bit.heic", "heic-exif-orientation-6.heic", "avif-8bit.avif", "avif-10bit.avif",
+    "avif-12bit.avif", "avif-irot-1.avif", "avif-imir-0.avif", "avif-imir-1.avif", "avif-exif-orientation-6.avif",
+    "avif-irot-exif-6.avif", "avif-icc.avif", "avif-nclx.avif", "avif-grid-2x2.avif",
+  ])
+  func decodesTheUprightQuadrants(file: String) throws {
+    let bytes = try Fixture.image(file)
+    let (width, height) = file.contains("grid") ? (256, 128) : (120, 80)
+    let image = try ImagePipeline.decode(bytes)
+    #expect(image.header.orientation == .up)
+    #expect((image.header.width, image.header.height) == (width, height))
+    #expect((image.pixels.width, image.pixels.height, image.pixels.channels) == (width, height, 3))
+    expectQuadrants(image.pixels, tolerance: 4, "\(file)")
+    // The thumbnail path orients by the header: still upright, still once.
+    let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 60))
+    #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (60, 60 * height / width))
+    expectQuadrants(thumbnail.pixels, tolerance: 4, "\(file) thumbnail")
+  }
+
+  /// The files that `make-fixtures.sh` writes with ImageMagick, once refused as unsupported.
+  /// (A thumbnail never enlarges: 120 × 80 stays 120 × 80.)
+  @Test(arguments: [("picture.heic", ImageFormat.heic), ("picture.avif", .avif)])
+  func imageMagicksFilesDecode(file: String, format: ImageFormat) throws {
+    let image = try ImagePipeline.decode(try Fixture.hostile(file))
+    #expect(image.header.format == format)
+    expectQuadrants(image.pixels, tolerance: 4, "\(file)")
+    let thumbnail = try ImagePipeline.thumbnail(try Fixture.hostile(file))
+    #expect((thumbnail.thumbnail.format, thumbnail.thumbnail.width, thumbnail.thumbnail.height) == (.jpeg, 120, 80))
+  }
+
+  @Test(arguments: [
+    ("heic-8bit.heic", ImageFormat.heic, 8), ("heic-10bit.heic", .heic, 10), ("avif-8bit.avif", .avif, 8),
+    ("avif-10bit.avif", .avif, 10), ("avif-12bit.avif", .avif, 12),
+  ])
+  func headerReportsFormatAndLumaBits(file: String, format: ImageFormat, bits: Int) throws {
+    let header = try ImagePipeline.readHeader(try Fixture.image(file))
+    #expect(header.format == format)
+    #expect(header.bitDepth == bits)
+    #expect((header.width, header.height, header.hasAlpha, header.orientation) == (120, 80, false, .up))
+    #expect(header.colorModel == .ycbcr)
+  }
+
+  /// irot turns 80 × 120 stored samples into a 120 × 80 picture: the header says 120 × 80, `.up`.
+  @Test func headerSizeIsAfterTheFilesTransforms() throws {
+    let header = try ImagePipeline.readHeader(try Fixture.image("avif-irot-1.avif"))
+    #expect((header.width, header.height, header.orientation) == (120, 80, .up))
+    // EXIF says 6 (turn 90°) but the file's pixels are shown as stored.
+    let exif = try ImagePipeline.readHeader(try Fixture.image("heic-exif-orientation-6.heic"))
+    #expect((exif.width, exif.height, exif.orientation, exif.uprightWidth) == (120, 80, .up, 120))
+  }
+
+  @Test func colourDescriptions() throws {
+    // heif-enc writes no colr box.
+    #expect(try ImagePipeline.readHeader(try Fixture.image("heic-8bit.heic")).color == .untagged)
+    // avifenc writes nclx: BT.709 primaries, sRGB transfer, BT.601 matrix unless told.
+    #expect(
+      try ImagePipeline.readHeader(try Fixture.image("avif-8bit.avif")).color
+        == .nclx(primaries: 1, transfer: 13, matrix: 6, fullRange: true))
+    #expect(
+      try ImagePipeline.readHeader(try Fixture.image("avif-nclx.avif")).color
+        == .nclx(primaries: 1, transfer: 13, matrix: 1, fullRange: true))
+    let icc = try ImagePipeline.readHeader(try Fixture.image("avif-icc.avif"))
+    guard case .icc(let profile) = icc.color else {
+      Issue.record("expected an ICC profile, got \(icc.color)")
+      return
+    }
+    // compatibleWithAdobeRGB1998.icc (icc-profiles-free): 580 bytes, its size in its header.
+    #expect(profile.count == 580)
+    #expect(Array(profile.prefix(4)) == [0, 0, 0x02, 0x44])
+    #expect(String(decoding: profile[36..<40], as: UTF8.self) == "acsp")
+    #expect(icc.colorWarnings.isEmpty)
+  }
+
+  @Test(
+    .timeLimit(.minutes(1)),
+    arguments: ["heic-alpha.heic", "avif-alpha.avif"])
+  func alphaIsStraightAndKept(file: String) throws {
+    let image = try ImagePipeline.decode(try Fixture.image(file))
+    #expect(image.header.hasAlpha)
+    #expect(image.pixels.channels == 4)
+    let centres = Quadrants.centres(width: 120, height: 80)
+    let alphas = centres.map { image.pixels[$0.x, $0.y][3] }
+    #expect(close(alphas, [255, 170, 85, 0], tolerance: 2), "\(alphas)")
+    // Straight alpha: the colours of the translucent quadrants are not darkened.
+    for index in 0..<3 {
+      let colour = Array(image.pixels[centres[index].x, centres[index].y].prefix(3))
+      #expect(close(colour, Quadrants.corners[index], tolerance: 4), "quadrant \(index): \(colour)")
+    }
+    #expect(try ImagePipeline.thumbnail(try Fixture.image(file)).thumbnail.format == .png)
+  }
+
+  // MARK: - The stored thumbnail (preview)
+
+  /// `heic-thumbnail.heic`: 480 × 320, with a 120 × 80 thumbnail.
+  private func decodeThumbnailFixture(minimum: (width: Int, height: Int)?, allowsPreview: Bool) throws -> (
+    DecodeReport, PixelBuffer
+  ) {
+    let bytes = try Fixture.image("heic-thumbnail.heic")
+    let collector = PixelCollector()
+    let report = try bytes.withUnsafeBytes { (raw) throws(ImageError) in
+      try HEIFCodec.decode(
+        raw, options: DecodeOptions(),
+        request: { _ in DecodeRequest(minimum: minimum, target: nil, allowsPreview: allowsPreview) },
+        into: collector)
+    }
+    return (report, try #require(collector.buffer()))
+  }
+
+  @Test func previewStandsInWhenItCoversTheMargin() throws {
+    let (report, pixels) = try decodeThumbnailFixture(minimum: (120, 80), allowsPreview: true)
+    #expect(report.usedPreview)
+    #expect(report.scale == 4)
+    #expect((report.header.width, report.header.height) == (480, 320))
+    #expect((pixels.width, pixels.height) == (120, 80))
+    expectQuadrants(pixels, tolerance: 4)
+  }
+
+  /// One pixel short of the margin: the picture is decoded (libvips' rule, preview ≥ thumbnail,
+  /// would take the preview here).
+  @Test func previewTooSmallForTheMarginIsNotUsed() throws {
+    let (report, pixels) = try decodeThumbnailFixture(minimum: (121, 81), allowsPreview: true)
+    #expect(!report.usedPreview)
+    #expect(report.scale == 1)
+    #expect((pixels.width, pixels.height) == (480, 320))
+  }
+
+  @Test func checksNeverUseThePreview() throws {
+    let (report, pixels) = try decodeThumbnailFixture(minimum: (1, 1), allowsPreview: false)
+    #expect(!report.usedPreview)
+    #expect((pixels.width, pixels.height) == (480, 320))
+    // The public decode is the check's path: the picture itself, whatever the size asked.
+    let image = try ImagePipeline.decode(try Fixture.image("heic-thumbnail.heic"), minimumSize: (10, 10))
+    #expect((image.pixels.width, image.pixels.height, image.scaleDenominator) == (480, 320, 1))
+  }
+
+  /// Through the thumbnail path: a 60-pixel thumbnail needs 120 with the margin, so the stored
+  /// 120 × 80 preview is used (scale 4); a 64-pixel one needs 128, so the picture is decoded.
+  @Test func thumbnailsUseThePreviewByTheRule() throws {
+    let bytes = try Fixture.image("heic-thumbnail.heic")
+    let small = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 60))
+    #expect(small.scaleDenominator == 4)
+    #expect((small.pixels.width, small.pixels.height) == (60, 40))
+    expectQuadrants(small.pixels, tolerance: 4)
+    let larger = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 64))
+    #expect(larger.scaleDenominator == 1)
+    expectQuadrants(larger.pixels, tolerance: 4)
+  }
+
+  /// A transparent picture whose stored thumbnail is opaque: the preview would lose the
+  /// transparency, so the picture is decoded however small the thumbnail.
+  @Test func anOpaquePreviewDoesNotStandInForATransparentPicture() throws {
+    let bytes = try Fixture.image("heic-thumbnail-no-alpha.heic")
+    let processed = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 32))
+    #expect(processed.scaleDenominator == 1)
+    #expect(processed.pixels.channels == 4)
+    #expect(try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 32)).thumbnail.format == .png)
+  }
+
+  // MARK: - Hostile input
+
+  @Test(
+    .timeLimit(.minutes(1)),
+    arguments: [
+      ("heic-truncated-header.heic", ImageError.truncated(.heic, detail: "the file ends before its meta box does")),
+      ("avif-truncated.avif", .truncated(.avif, detail: "the file ends before its meta box does")),
+      (
+        "heic-truncated.heic",
+        .truncated(
+          .heic,
+          detail: "the file ends before its image data does (Invalid input: Unexpected end of file: Extent in iloc box "
+            + "references data outside of file bounds (points to file position 358))")
+      ),
+      ("heic-garbage-after-ftyp.heic", .corrupt(.heic, detail: "Invalid input: No 'meta' box")),
+      ("heic-damaged-meta.heic", .corrupt(.heic, detail: "Invalid input: No 'meta' box")),
+      ("heic-huge-dimensions.heic", .tooManyPixels(width: 100_000, height: 100_000, budget: 100_000_000)),
+      // Four tiles of 20000 × 20000 (reported as if stacked) behind a 256 × 128 grid.
+      ("avif-grid-huge-tiles.avif", .tooManyPixels(width: 20_000, height: 80_000, budget: 100_000_000)),
+      // libheif 1.15 alone takes minutes on it (the time limit fails the test without the check).
+      (
+        "avif-grid-loop.avif",
+        .corrupt(.avif, detail: "the primary image is made of tiles that include itself (a dimg loop)")
+      ),
+    ])
+  func hostileFilesAreRefusedWithTheirCause(file: String, error: ImageError) throws {
+    let bytes = try Fixture.hostile(file)
+    #expect(throws: error) { try ImagePipeline.thumbnail(bytes) }
+    #expect(throws: error) { try ImagePipeline.decode(bytes) }
+  }
+
+  /// An nclx box with an undefined primaries code: untagged, with a colour warning (libheif
+  /// 1.15 refuses the box; the profile it had allocated was leaked until the fuzzer found it,
+  /// which only AddressSanitizer sees: Fuzz/fuzz-heif on this file).
+  @Test func unusableNclxIsAColourWarning() throws {
+    let bytes = try Fixture.hostile("avif-nclx-unknown-primaries.avif")
+    let header = try ImagePipeline.readHeader(bytes)
+    #expect(header.color == .untagged)
+    #expect(
+      header.colorWarnings == [
+        "the nclx colour box is unusable (Invalid input: Unknown NCLX color primaries); the picture is taken as sRGB"
+      ])
+    let image = try ImagePipeline.decode(bytes)
+    expectQuadrants(image.pixels, tolerance: 4)
+  }
+
+  /// The header alone is read without decoding, so a declared size over the budget is reported,
+  /// not refused: the budget applies when decoding.
+  @Test func headerOfAHugeDeclaredPictureIsRead() throws {
+    let header = try ImagePipeline.readHeader(try Fixture.hostile("heic-huge-dimensions.heic"))
+    #expect((header.width, header.height) == (100_000, 100_000))
+    #expect(throws: ImageError.tooManyPixels(width: 120, height: 80, budget: 9_000)) {
+      try ImagePipeline.decode(try Fixture.image("heic-8bit.heic"), options: DecodeOptions(pixelBudget: 9_000))
+    }
+  }
+
+  /// The library reads the first 64 KiB for the header; a file whose meta box lies beyond them
+  /// is `.truncated`, so that the caller reads it whole.
+  @Test func headerNeedsTheWholeMetaBox() throws {
+    let file = try Fixture.image("heic-8bit.heic")
+    let ftypSize = Int(file[3])
+    // ftyp, then a 70000-byte free box, then meta and mdat.
+    let padding = 70_000
+    var padded = Array(file[..<ftypSize])
+    padded += [0, 0x01, 0x11, 0x70] + Array("free".utf8) + [UInt8](repeating: 0, count: padding - 8)
+    padded += file[ftypSize...]
+    #expect(throws: ImageError.truncated(.heic, detail: "the file ends before its meta box does")) {
+      try ImagePipeline.readHeader(Array(padded.prefix(64 * 1024)))
+    }
+    #expect(try ImagePipeline.readHeader(padded) == ImagePipeline.readHeader(file))
+    // Cut inside meta, too.
+    #expect(throws: ImageError.truncated(.heic, detail: "the file ends before its meta box does")) {
+      try ImagePipeline.readHeader(Array(file.prefix(ftypSize + 40)))
+    }
+  }
+
+  // MARK: - Sniffing by brand
+
+  /// An ftyp box with `major` and `compatible` brands, and nothing after it.
+  private func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
+    let size = 16 + 4 * compatible.count
+    return [0, 0, 0, UInt8(size)] + Array("ftyp".utf8) + Array(major.utf8) + [0, 0, 0, 0]
+      + compatible.flatMap { Array($0.utf8) }
+  }
+
+  @Test func brandsTellHEICFromAVIF() {
+    func sniff(_ bytes: [UInt8]) -> ImageFormat? { bytes.withUnsafeBytes { Sniffer.format(of: $0) } }
+    for brand in ["heic", "heix", "hevc", "hevx", "heim", "heis"] { #expect(sniff(ftyp(brand, ["mif1"])) == .heic) }
+    for brand in ["avif", "avis"] { #expect(sniff(ftyp(brand, ["mif1"])) == .avif) }
+    // A generic major brand: the compatible brands decide.
+    #expect(sniff(ftyp("mif1", ["mif1", "avif", "miaf"])) == .avif)
+    #expect(sniff(ftyp("msf1", ["avis"])) == .avif)
+    #expect(sniff(ftyp("mif1", ["mif1", "heic"])) == .heic)
+    #expect(sniff(ftyp("mif1", [])) == .heic)
+    #expect(sniff(ftyp("MiHE", ["MiHE", "miaf", "heic"])) == .heic)
+    // An MP4 is not a picture.
+    #expect(sniff(ftyp("isom", ["isom", "iso2", "mp41"])) == nil)
+  }
+}
