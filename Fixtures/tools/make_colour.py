@@ -129,6 +129,27 @@ def main(profiles, work, images, hostile, make_profiles, adobe_cmyk):
     open(os.path.join(images, "colour-srgb-chunk.png"), "wb").write(
         pngwriter.encode(picture, 8, pngwriter.RGB, before_idat=[srgb, gama]))
 
+    # The P3 patch in WebP, HEIC and AVIF, all lossless so that the tolerance is the colour
+    # management's alone: WebP with an ICCP chunk (webpmux), HEIC with the PNG's profile
+    # (heif-enc copies iCCP into a colr box), AVIF once with the profile and once with nclx
+    # 12/13/0 (Display P3's primaries and sRGB's curve, RGB stored as is).
+    plain_png = os.path.join(work, "p3-plain.png")
+    open(plain_png, "wb").write(pngwriter.encode(picture, 8, pngwriter.RGB))
+    p3_icc = os.path.join(profiles, "display-p3.icc")
+    lossless_webp = os.path.join(work, "p3.webp")
+    subprocess.run(["cwebp", "-quiet", "-lossless", "-exact", plain_png, "-o", lossless_webp], check=True)
+    subprocess.run(["webpmux", "-set", "icc", p3_icc, lossless_webp, "-o", os.path.join(images, "colour-p3.webp")],
+                   check=True, capture_output=True)
+    subprocess.run(["heif-enc", "-L", "-p", "chroma=444", "--matrix_coefficients=0", "-o",
+                    os.path.join(images, "colour-p3.heic"), os.path.join(images, "colour-p3.png")],
+                   check=True, capture_output=True)
+    subprocess.run(["avifenc", "-j", "1", "-l", "--icc", p3_icc, plain_png, os.path.join(images, "colour-p3.avif")],
+                   check=True, capture_output=True)
+    subprocess.run(["avifenc", "-j", "1", "-l", "--cicp", "12/13/0", plain_png,
+                    os.path.join(images, "colour-p3-nclx.avif")], check=True, capture_output=True)
+    for name in ("colour-p3.webp", "colour-p3.heic", "colour-p3.avif", "colour-p3-nclx.avif"):
+        lines.append(name + " " + expected(make_profiles, p3_icc, p3))
+
     with open(os.path.join(images, "colour-expected.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

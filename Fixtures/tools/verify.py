@@ -764,6 +764,11 @@ COLOURS = {
     "images/colour-chrm-gama.png": ["gAMA", "cHRM"],
     "images/colour-srgb-chunk.png": ["sRGB", "gAMA"],
     "hostile/iccp-truncated.png": ["iCCP"],
+    # What webpmux -info or heif-info says of the colour of the WebP, HEIC and AVIF patches.
+    "images/colour-p3.webp": ["ICC profile"],
+    "images/colour-p3.heic": ["color profile: prof"],
+    "images/colour-p3.avif": ["color profile: prof"],
+    "images/colour-p3-nclx.avif": ["color profile: nclx"],
 }
 
 
@@ -779,7 +784,12 @@ def check_colour(path):
         c.note("%d expected sRGB values" % len(names))
         return c.result()
     want = COLOURS[path]
-    if path.endswith(".jpg"):
+    if path.endswith((".webp", ".heic", ".avif")):
+        tool = ["webpmux", "-info", path] if path.endswith(".webp") else ["heif-info", path]
+        run = subprocess.run(tool, capture_output=True, text=True)
+        c.expect(run.returncode == 0 and want[0] in run.stdout, "%s said %r" % (tool[0], run.stdout[:200]))
+        c.note("%s: %s" % (tool[0], want[0]))
+    elif path.endswith(".jpg"):
         found = []
         for marker, start, end in _app_segments(data):
             if marker == 0xE2 and data[start:start + 12] == b"ICC_PROFILE\x00":

@@ -9,8 +9,8 @@ struct HostileImportTests {
   static let refusals: [(file: String, error: String)] =
     [
       ("empty.jpg", "empty file: there is nothing to decode"),
-      ("text.jpg", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
-      ("random.bin", "not an image: the data is neither JPEG nor PNG (nor any known image format)"),
+      ("text.jpg", "not an image: the data is not JPEG, PNG, WebP, HEIC or AVIF (nor any other known image format)"),
+      ("random.bin", "not an image: the data is not JPEG, PNG, WebP, HEIC or AVIF (nor any other known image format)"),
       ("picture.gif", "GIF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-le.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),
       ("picture-be.tif", "TIFF is not supported yet: convert it to JPEG or PNG first"),

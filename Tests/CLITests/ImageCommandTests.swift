@@ -118,7 +118,7 @@ struct ImageCommandTests {
     #expect(refused.output.isEmpty)
     #expect(
       refused.error == """
-        error: \(Fixture.hostile("text.jpg")): not an image: the data is neither JPEG nor PNG (nor any known image format)
+        error: \(Fixture.hostile("text.jpg")): not an image: the data is not JPEG, PNG, WebP, HEIC or AVIF (nor any other known image format)
         error: nothing was added: 1 of 3 pictures could not be used; fix or leave out that file and try again
 
         """)

@@ -47,7 +47,8 @@ func centre(_ pixels: PixelBuffer) -> [Double] {
 struct ColorTests {
   static let tagged = [
     "colour-p3.jpg", "colour-adobe-rgb.jpg", "colour-prophoto.jpg", "colour-gray-linear.jpg", "colour-cmyk.jpg",
-    "colour-p3.png", "colour-chrm-gama.png",
+    "colour-p3.png", "colour-chrm-gama.png", "colour-p3.webp", "colour-p3.heic", "colour-p3.avif",
+    "colour-p3-nclx.avif",
   ]
 
   @Test(arguments: tagged)
@@ -77,6 +78,8 @@ struct ColorTests {
     ("colour-prophoto.jpg", "ProPhoto RGB"), ("colour-gray-linear.jpg", "Gray, linear"),
     ("colour-cmyk.jpg", "Simple CMYK (fixture)"), ("colour-p3.png", "Display P3"),
     ("colour-chrm-gama.png", "Adobe RGB (1998)"), ("colour-srgb-chunk.png", "sRGB"),
+    ("colour-p3.webp", "Display P3"), ("colour-p3.heic", "Display P3"), ("colour-p3.avif", "Display P3"),
+    ("colour-p3-nclx.avif", "Display P3"), ("avif-nclx.avif", "sRGB"),
     ("colour-p3-untagged.jpg", "untagged"), ("baseline.jpg", "untagged"), ("rgb-8.png", "untagged"),
   ])
   func everyPictureNamesItsColourSpace(file: String, name: String) throws {

@@ -23,7 +23,7 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case .empty:
       return "empty file: there is nothing to decode"
     case .notAnImage:
-      return "not an image: the data is neither JPEG nor PNG (nor any known image format)"
+      return "not an image: the data is not JPEG, PNG, WebP, HEIC or AVIF (nor any other known image format)"
     case .unsupported(let format):
       return "\(format.name) is not supported yet: convert it to JPEG or PNG first"
     case .truncated(let format, let detail):
