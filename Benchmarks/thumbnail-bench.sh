@@ -95,7 +95,7 @@ fi
 # set_files SET -> fills the array `files`
 set_files() {
   shopt -s nullglob nocaseglob
-  files=("$corpus/$1"/*.jpg "$corpus/$1"/*.jpeg "$corpus/$1"/*.png)
+  files=("$corpus/$1"/*.jpg "$corpus/$1"/*.jpeg "$corpus/$1"/*.png "$corpus/$1"/*.webp "$corpus/$1"/*.heic "$corpus/$1"/*.avif)
   shopt -u nullglob nocaseglob
   if ((${#files[@]} > 0)); then mapfile -t files < <(printf '%s\n' "${files[@]}" | sort); fi
 }

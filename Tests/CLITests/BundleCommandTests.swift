@@ -13,6 +13,19 @@ struct BundleCommandTests {
     }.sorted()
   }
 
+  /// The SHA-256 of a file, by coreutils' sha256sum.
+  static func sha256(_ path: String) throws -> String {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(text.prefix(64))
+  }
+
   static func sha256sumAccepts(_ folder: String) throws -> Bool {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
@@ -69,6 +82,38 @@ struct BundleCommandTests {
     let list = try cli.json(try cli.run(["--library", other, "list", "--json"]))
     #expect(list["total"] as? Int == 2)
     #expect(try cli.run(["--library", other, "check"]).status == 0)
+  }
+
+  @Test func newFormatsGoThroughABundleByteForByte() throws {
+    // WebP, HEIC and AVIF originals are exported as they are, their thumbnails are JPEG or
+    // PNG, the page offers the HEIC (which browsers do not show) as a download, and another
+    // library takes the bundle back with the same hashes.
+    let cli = CLI()
+    let id = try cli.withReview("Formats")
+    let pictures = ["webp-lossy.webp", "heic-8bit.heic", "avif-alpha.avif"].map { Fixture.image($0) }
+    try #require(try cli(["attach", id] + pictures).status == 0)
+    let out = cli.folder.file("Exports")
+    try #require(try cli("export", id, "--to", out).status == 0)
+    let folder = "\(out)/formats-\(id.prefix(6))"
+    #expect(try Self.sha256sumAccepts(folder))
+    let page = try String(contentsOfFile: folder + "/index.html", encoding: .utf8)
+    #expect(page.contains(#".heic" download title="Download the original (HEIC)"><img"#))
+    #expect(page.contains(#".webp"><img"#) && page.contains(#".avif"><img"#))
+    let hashes = try pictures.map { try Self.sha256($0) }
+    for (picture, sha) in zip(pictures, hashes) {
+      let original = "\(folder)/images/\(sha).\((picture as NSString).pathExtension)"
+      #expect(try Fixture.bytes(original) == (try Fixture.bytes(picture)), "\(original)")
+    }
+
+    let other = CLI()
+    try #require(try other("init", other.library).status == 0)
+    let imported = try other("import-bundle", folder)
+    #expect(imported.status == 0, "\(imported.error)")
+    let shown = try other.json(try other("show", id, "--json"))
+    let images = try #require(shown["images"] as? [[String: Any]])
+    #expect(images.map { $0["format"] as? String } == ["webp", "heic", "avif"])
+    #expect(images.map { $0["sha256"] as? String } == hashes)
+    #expect(try other("check").status == 0)
   }
 
   @Test func exportAllWritesTheCataloguePageGroupedByCategory() throws {

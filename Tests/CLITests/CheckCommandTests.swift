@@ -11,7 +11,7 @@ struct CheckCommandTests {
     try FileManager.default.copyItem(atPath: sample, toPath: cli.library)
     let check = try cli("check")
     #expect(check.status == 0, "\(check.output)\(check.error)")
-    #expect(check.output.hasSuffix("7 images verified in 7 reviews (925 KB read): no problems.\n"), "\(check.output)")
+    #expect(check.output.hasSuffix("9 images verified in 7 reviews (1020 KB read): no problems.\n"), "\(check.output)")
     let list = try cli("list", "--json")
     let json = try cli.json(list)
     #expect(json["total"] as? Int == 7)

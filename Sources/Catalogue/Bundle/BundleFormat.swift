@@ -168,7 +168,7 @@ enum BundleFormat {
 
   struct Image: Codable, Equatable {
     var sha256: String
-    /// `jpeg` or `png`.
+    /// The original's format as records name it: `jpeg`, `png`, `webp`, `heic` or `avif`.
     var format: String
     /// Upright width and height, as the library records them.
     var width: Int

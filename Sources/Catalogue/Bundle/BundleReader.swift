@@ -1,3 +1,4 @@
+import ImagePipeline
 import Foundation
 
 /// Where one bundle is: a folder, or files read from a tar archive into memory.
@@ -476,10 +477,10 @@ enum BundleReader {
       if !seen.insert(image.sha256).inserted {
         problems.append("\(name): the same picture is listed twice")
       }
-      if image.format != "jpeg" && image.format != "png" {
+      if ImageFormat(rawValue: image.format)?.isSupported != true {
         problems.append(
-          "\(name): format \"\(BundleProblem.shown(String(image.format.prefix(20))))\" is not jpeg or png"
-        )
+          "\(name): format \"\(BundleProblem.shown(String(image.format.prefix(20))))\" is not one the catalogue "
+            + "decodes (\(ImageFormat.decodedNames))")
       }
       if image.width <= 0 || image.height <= 0 {
         problems.append("\(name): its size is not positive")

@@ -145,7 +145,9 @@ extension Library {
     records.compactMap { record in
       var problems: [String] = []
       if !SHA256.isDigest(record.sha256) { problems.append("the hash is not a SHA-256 digest") }
-      if !["jpeg", "png"].contains(record.format) { problems.append("format \(record.format) is not jpeg or png") }
+      if ImageFormat(rawValue: record.format)?.isSupported != true {
+        problems.append("format \(record.format) is not one the catalogue decodes (\(ImageFormat.decodedNames))")
+      }
       if !["jpeg", "png"].contains(record.thumbnailFormat) {
         problems.append("thumbnail format \(record.thumbnailFormat) is not jpeg or png")
       }

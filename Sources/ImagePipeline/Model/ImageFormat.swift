@@ -30,6 +30,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
   /// Whether the pipeline decodes this format.
   public var isSupported: Bool { [.jpeg, .png, .webp, .heic, .avif].contains(self) }
 
+  /// The formats the pipeline decodes, as records name them: "jpeg, png, webp, heic, avif".
+  public static var decodedNames: String { allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ") }
+
   /// The file name extension used when storing a file of this format.
   public var fileExtension: String {
     switch self {
