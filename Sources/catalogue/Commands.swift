@@ -122,10 +122,13 @@ enum Commands {
       let sources = try importSources(arguments.all("image"))
       Progress.shared.start("Importing")
       do {
-        review = try library.create(draft, attaching: sources.files) { progress in
-          Progress.shared.update(done: progress.done, total: progress.total)
-        }
+        var warnings: [ImportWarning] = []
+        review = try library.create(
+          draft, attaching: sources.files,
+          progress: { progress in Progress.shared.update(done: progress.done, total: progress.total) },
+          warned: { warnings = $0 })
         Progress.shared.clear()
+        printWarnings(warnings)
       } catch CatalogueError.picturesRefused(let failures, let total) {
         Progress.shared.clear()
         for failure in failures { Terminal.printError("error: \(failure.error)") }
@@ -291,7 +294,8 @@ enum Commands {
 
   /// Attaches the files of `sources`, with progress, and reports each failure on standard error.
   static func attachFiles(_ sources: ImportSources, to review: String, cover: String?, library: Library) throws -> (
-    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped]
+    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped],
+    warnings: [ImportWarning]
   ) {
     Progress.shared.start("Importing")
     let report = try library.attach(files: sources.files, to: review, cover: cover) { progress in
@@ -299,7 +303,13 @@ enum Commands {
     }
     Progress.shared.clear()
     for failure in report.failures { Terminal.printError("error: \(failure.error)") }
-    return (report.review, report.attached, report.failures, sources.skipped)
+    printWarnings(report.warnings)
+    return (report.review, report.attached, report.failures, sources.skipped, report.warnings)
+  }
+
+  /// What was worked around in pictures that were taken, one line each on standard error.
+  static func printWarnings(_ warnings: [ImportWarning]) {
+    for warning in warnings { Terminal.printError("warning: \(warning.source): \(warning.message)") }
   }
 
   static let attach = Command(
@@ -330,7 +340,8 @@ enum Commands {
           Output.AttachJSON(
             review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
             failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
-            skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) })))
+            skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) },
+            warnings: result.warnings.map { Output.WarningJSON(file: $0.source, warning: $0.message) })))
     } else {
       let count = result.attached.count
       Terminal.print(
@@ -350,6 +361,7 @@ enum Commands {
   ) { context in
     let arguments = context.arguments.positionals
     let result = try context.openLibrary().replace(arguments[0], image: arguments[1], with: arguments[2])
+    printWarnings(result.warnings)
     let review = result.review
     if context.json {
       try Terminal.print(Output.json(Output.ReviewJSON(review)))

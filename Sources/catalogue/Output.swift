@@ -105,6 +105,12 @@ enum Output {
     let attached: [ImageJSON]
     let failures: [FailureJSON]
     let skipped: [SkippedJSON]
+    let warnings: [WarningJSON]
+  }
+
+  struct WarningJSON: Encodable {
+    let file: String
+    let warning: String
   }
 
   struct SkippedJSON: Encodable {

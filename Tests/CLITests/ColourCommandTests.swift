@@ -88,3 +88,40 @@ struct ColourCommandTests {
     #expect(images.first?["colorSpace"] as? String == "untagged")
   }
 }
+
+/// What a decoder worked around reaches the user as one warning line, and the picture is taken.
+@Suite("Warnings of pictures that were taken")
+struct ImportWarningTests {
+  @Test func attachAddAndReplaceSayWhatWasWorkedAround() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let animated = Fixture.image("webp-animated.webp")
+    let attached = try cli("attach", id, animated)
+    #expect(attached.status == 0)
+    #expect(attached.error == "warning: \(animated): animated WebP: only the first of 3 frames is shown\n")
+
+    let broken = Fixture.hostile("icc-segment-missing.jpg")
+    let replaced = try cli("replace", id, "1", broken)
+    #expect(replaced.status == 0)
+    #expect(
+      replaced.error
+        == "warning: \(broken): the embedded ICC profile is unusable (1 of its 2 APP2 segments are missing): "
+        + "colours are shown as sRGB\n")
+
+    let added = try cli("add", "--title", "Still", "--rating", "3", "--category", "movie", "--image", animated)
+    #expect(added.status == 0)
+    #expect(added.error.contains("warning: \(animated): animated WebP"))
+
+    let json = try cli.json(try cli("attach", id, animated, "--json"))
+    let warnings = try #require(json["warnings"] as? [[String: String]])
+    #expect(warnings == [["file": animated, "warning": "animated WebP: only the first of 3 frames is shown"]])
+  }
+
+  @Test func aCleanPictureSaysNothing() throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let result = try cli("attach", id, Fixture.image("colour-p3.jpg"))
+    #expect(result.status == 0)
+    #expect(result.error.isEmpty)
+  }
+}

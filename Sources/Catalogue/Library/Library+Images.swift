@@ -41,6 +41,21 @@ public struct AttachReport: Sendable {
   public var attached: [ReviewImage]
   /// Files that were not attached, each with why.
   public var failures: [ImportFailure]
+  /// What was worked around in pictures that were attached (a profile ignored, an
+  /// animation's first frame taken, damage decoded through).
+  public var warnings: [ImportWarning] = []
+}
+
+/// Something a picture's decoder worked around: the picture was taken all the same.
+public struct ImportWarning: Sendable, Equatable {
+  /// The file, as the user named it.
+  public var source: String
+  public var message: String
+
+  /// One per warning of a prepared picture.
+  static func of(_ image: PreparedImage) -> [ImportWarning] {
+    image.processed.warnings.map { ImportWarning(source: image.source, message: $0) }
+  }
 }
 
 /// What a replace did: the review as it now is, and whether anything changed.
@@ -48,6 +63,8 @@ public struct ReplaceResult: Sendable {
   public var review: Review
   /// `false` when the new picture was the one in place already.
   public var changed: Bool
+  /// What was worked around in the new picture.
+  public var warnings: [ImportWarning] = []
 }
 
 /// A file an import could not take.
@@ -155,26 +172,34 @@ extension Library {
     return try importing { () throws(CatalogueError) in
       var stored: [(source: String, image: StoredImage)] = []
       var failures: [ImportFailure] = []
+      var warnings: [ImportWarning] = []
       try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
         try Interruption.check()
         switch result {
         case .success(let prepared):
           stored.append((prepared.source, try store(prepared)))
+          warnings += ImportWarning.of(prepared)
         case .failure(let error):
           failures.append(try ImportFailure(error))
         }
       }
-      return try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
+      var report = try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
+      let attached = Set(
+        stored.filter { item in report.attached.contains { $0.image.sha256 == item.image.sha256 } }.map(\.source))
+      report.warnings = warnings.filter { attached.contains($0.source) }
+      return report
     }
   }
 
   /// Adds a review with the pictures in `sources`, all or nothing, as one command should: every
   /// file is read and decoded first; if any cannot be used, nothing is added, the files written
-  /// go again, and ``CatalogueError/picturesRefused(_:total:)`` lists each failure.
+  /// go again, and ``CatalogueError/picturesRefused(_:total:)`` lists each failure. `warned`
+  /// hears what was worked around in the pictures taken, once the review is added.
   public func create(
     _ draft: ReviewDraft, attaching sources: [String], jobs: Int? = nil,
-    progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
+    progress: ((ImportProgress) -> Void)? = nil, warned: (([ImportWarning]) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> Review {
+    var warnings: [ImportWarning] = []
     let fields = try draft.validated()
     let id = try importing { () throws(CatalogueError) -> String in
       var stored: [StoredImage] = []
@@ -190,6 +215,7 @@ extension Library {
                 error: .duplicatePicture(file: prepared.source, sha256: prepared.sha256, position: twin + 1)))
           } else if failures.isEmpty {
             stored.append(try store(prepared))
+            warnings += ImportWarning.of(prepared)
           }
         case .failure(let error):
           failures.append(try ImportFailure(error))
@@ -208,6 +234,7 @@ extension Library {
         return id
       }
     }
+    if !warnings.isEmpty { warned?(warnings) }
     return try review(id)
   }
 
@@ -286,9 +313,11 @@ extension Library {
       return ReplaceResult(review: try review(id), changed: false)
     }
     var released: [String] = []
+    var warnings: [ImportWarning] = []
     try importing { () throws(CatalogueError) in
       let prepared = try PreparedImage.make(
         bytes: bytes, sha256: sha256, source: source, spec: thumbnailSpec, options: decodeOptions)
+      warnings = ImportWarning.of(prepared)
       try Interruption.check()
       let image = try store(prepared)
       try write { () throws(CatalogueError) in
@@ -311,7 +340,7 @@ extension Library {
       }
     }
     try discardFiles(of: Set(released))
-    return ReplaceResult(review: try review(id), changed: true)
+    return ReplaceResult(review: try review(id), changed: true, warnings: warnings)
   }
 
   /// Detaches one of a review's images; those after it move up. If it was the cover, the new
