@@ -8,20 +8,12 @@ IMAGES_DIR holds webp-lossy.webp and webp-lossless.webp (the 120 x 80 quadrants)
 WORK_DIR holds scene-lossy.webp and scene-lossless.webp (the 640 x 480 scene).
 """
 
-import hashlib
 import os
 import struct
 import sys
 
-
-def stream(label, n):
-    """n deterministic pseudo-random bytes: SHA-256 in counter mode."""
-    out = bytearray()
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(b"%s/%d" % (label.encode(), counter)).digest()
-        counter += 1
-    return bytes(out[:n])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_hostile import stream  # noqa: E402  (SHA-256 in counter mode, as for the JPEGs)
 
 
 def read(path):

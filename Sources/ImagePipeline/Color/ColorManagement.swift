@@ -50,13 +50,10 @@ public enum ColorManagement {
   static func cmykTransform(profile: [UInt8], inverted: Bool) -> (LittleCMS.Transform?, String?) {
     let key = Key(kind: inverted ? "cmyk-inverted" : "cmyk", bytes: profile, channels: 4)
     return cached(key) {
-      guard profile.count <= profileLimit else { return Resolution(name: "CMYK", warning: oversized(profile)) }
-      if let problem = headerProblem(profile) {
-        return Resolution(
-          name: "CMYK", warning: "the embedded ICC profile is damaged (\(problem)): colours are approximate")
-      }
-      guard let source = LittleCMS.Profile(bytes: profile), source.isUsableAsSource else {
-        return Resolution(name: "CMYK", warning: damaged)
+      let source: LittleCMS.Profile
+      switch open(profile, otherwise: "colours are approximate") {
+      case .success(let opened): source = opened
+      case .failure(let problem): return Resolution(name: "CMYK", warning: problem.text)
       }
       let name = source.description.map(sanitised) ?? "CMYK"
       guard source.colorSpace == .cmyk else {
@@ -125,11 +122,27 @@ public enum ColorManagement {
     }
   }
 
-  private static let damaged =
-    "the embedded ICC profile is damaged (LittleCMS cannot read it): colours are shown as sRGB"
+  /// Why an embedded profile cannot be used, as a warning's words.
+  struct ProfileProblem: Swift.Error {
+    var text: String
+  }
 
-  private static func oversized(_ profile: [UInt8]) -> String {
-    "the embedded ICC profile is \(profile.count) bytes, over the limit of \(profileLimit): colours are shown as sRGB"
+  /// The profile in `bytes`, or why it cannot be used (then `otherwise` says what happens to
+  /// the picture's colours): over the size limit, a header that does not add up, or bytes
+  /// LittleCMS cannot read as a source profile.
+  static func open(_ bytes: [UInt8], otherwise: String) -> Result<LittleCMS.Profile, ProfileProblem> {
+    if bytes.count > profileLimit {
+      return .failure(
+        ProfileProblem(
+          text: "the embedded ICC profile is \(bytes.count) bytes, over the limit of \(profileLimit): \(otherwise)"))
+    }
+    func damaged(_ problem: String) -> Result<LittleCMS.Profile, ProfileProblem> {
+      .failure(ProfileProblem(text: "the embedded ICC profile is damaged (\(problem)): \(otherwise)"))
+    }
+    if let problem = headerProblem(bytes) { return damaged(problem) }
+    guard let profile = LittleCMS.Profile(bytes: bytes) else { return damaged("LittleCMS cannot read it") }
+    guard profile.isUsableAsSource else { return damaged("it is not a device profile") }
+    return .success(profile)
   }
 
   /// Why a profile's bytes cannot be a whole profile, judged from its header alone: LittleCMS
@@ -143,13 +156,10 @@ public enum ColorManagement {
   }
 
   private static func resolveICC(_ bytes: [UInt8], channels: Int) -> Resolution {
-    guard bytes.count <= profileLimit else { return Resolution(name: "untagged", warning: oversized(bytes)) }
-    if let problem = headerProblem(bytes) {
-      return Resolution(
-        name: "untagged", warning: "the embedded ICC profile is damaged (\(problem)): colours are shown as sRGB")
-    }
-    guard let source = LittleCMS.Profile(bytes: bytes), source.isUsableAsSource else {
-      return Resolution(name: "untagged", warning: damaged)
+    let source: LittleCMS.Profile
+    switch open(bytes, otherwise: "colours are shown as sRGB") {
+    case .success(let opened): source = opened
+    case .failure(let problem): return Resolution(name: "untagged", warning: problem.text)
     }
     let name = knownName(of: source) ?? source.description.map(sanitised) ?? "ICC profile"
     let input: LittleCMS.PixelFormat
