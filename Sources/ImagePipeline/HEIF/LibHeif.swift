@@ -34,6 +34,12 @@ final class HEIFContext {
     let context = try HEIFContext(format: format)
     defer { context.open = false }
     heif_context_set_maximum_image_size_limit(context.context, Int32(clamping: maximumSide))
+    // A grid's tiles are decoded in this thread. With worker threads, libheif 1.15 can return
+    // an error from one tile while another thread still writes into the context's memory,
+    // which is freed as soon as this returns (found by fuzz-heif: a heap overflow from a
+    // libheif thread after the context was freed). The catalogue decodes many pictures in
+    // parallel anyway, so nothing is lost.
+    heif_context_set_max_decoding_threads(context.context, 0)
     try context.check(
       heif_context_read_from_memory_without_copy(context.context, bytes.baseAddress, bytes.count, nil))
     return try body(context)
