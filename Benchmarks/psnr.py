@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 CONVERT = "/usr/bin/convert"
 PSNR_CAP = 99.0
-IMAGE_EXTS = (".jpg", ".jpeg", ".png")
+IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".avif")
 
 
 def read_ppm(data: bytes) -> tuple[int, int, bytes]:

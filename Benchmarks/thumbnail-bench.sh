@@ -47,7 +47,9 @@ corpus=${corpus:-$here/corpus}
 corpus=$(cd "$corpus" && pwd)
 IFS=, read -r -a sets <<<"$sets_arg"
 for s in "${sets[@]}"; do
-  case $s in baseline | progressive | png) ;; *) die "unknown set '$s' (baseline, progressive, png)" ;; esac
+  case $s in baseline | progressive | png | webp | heic | heic-thumb | avif) ;;
+    *) die "unknown set '$s' (baseline, progressive, png; webp, heic, heic-thumb, avif from make-formats.sh)" ;;
+  esac
 done
 
 for tool in vipsthumbnail hyperfine python3; do
