@@ -99,13 +99,33 @@ enum PNGChunks {
       // A profile name of 1–79 bytes, a NUL, the compression method (0: zlib), the stream.
       if let nul = data.prefix(80).firstIndex(of: 0), nul >= 1, nul + 1 < data.count, data[nul + 1] == 0 {
         let stream = UnsafeRawBufferPointer(rebasing: data[(nul + 2)...])
-        switch Inflate.inflate(stream, limit: ColorManagement.profileLimit) {
-        case .success(let profile): return (.icc(profile), [])
-        case .failure(.tooLarge):
-          warnings.append(
-            "the iCCP profile inflates to more than \(ColorManagement.profileLimit) bytes: it is ignored")
+        // The profile's first four bytes give its size: nothing more than that is inflated,
+        // so a few bytes that inflate to gigabytes cost nothing.
+        let declared: Int
+        switch Inflate.prefix(stream, count: 4) {
+        case .success(let head) where head.count == 4: declared = head.reduce(0) { $0 << 8 | Int($1) }
+        case .success: declared = -1
         case .failure(.damaged(let reason)):
           warnings.append("the iCCP profile does not inflate (\(reason)): it is ignored")
+          declared = -2
+        case .failure(.tooLarge): declared = -1
+        }
+        if declared == -1 {
+          warnings.append("the iCCP profile does not inflate (the data ends early): it is ignored")
+        } else if declared > ColorManagement.profileLimit {
+          warnings.append(
+            "the iCCP profile declares \(declared) bytes, more than the limit of \(ColorManagement.profileLimit): "
+              + "it is ignored")
+        } else if declared >= 0 && declared < 132 {
+          warnings.append("the iCCP profile declares a size of \(declared) bytes, less than its header: it is ignored")
+        } else if declared >= 0 {
+          switch Inflate.inflate(stream, limit: declared) {
+          case .success(let profile): return (.icc(profile), [])
+          case .failure(.tooLarge):
+            warnings.append("the iCCP profile inflates to more than the \(declared) bytes it declares: it is ignored")
+          case .failure(.damaged(let reason)):
+            warnings.append("the iCCP profile does not inflate (\(reason)): it is ignored")
+          }
         }
       } else {
         warnings.append("the iCCP chunk is malformed: it is ignored")
