@@ -23,7 +23,6 @@ let package = Package(
     .systemLibrary(name: "CCMark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
     .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
     .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-    .systemLibrary(name: "CLibHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
@@ -31,12 +30,15 @@ let package = Package(
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
     // libpng, too: its row API, with the chunk limits set before any chunk is read.
     .target(name: "CPNGShims", dependencies: ["CLibPNG"]),
+    // libheif, opened with dlopen the first time a HEIF is met: its codecs cost every process
+    // about 5 ms and 5 MiB at start-up otherwise.
+    .target(name: "CHeifShims"),
     // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
     .target(name: "CSystemShims"),
 
     .target(
       name: "ImagePipeline",
-      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CLibHeif", "CLCMS2", "CZlib"],
+      dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CHeifShims", "CLCMS2", "CZlib"],
       swiftSettings: swiftSettings
     ),
 

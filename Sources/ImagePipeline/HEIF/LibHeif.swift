@@ -1,4 +1,4 @@
-import CLibHeif
+import CHeifShims
 
 /// libheif's C API as ``HEIFCodec`` uses it: the one file that calls it.
 ///
@@ -13,14 +13,14 @@ final class HEIFContext {
   fileprivate var open = true
 
   private init(format: ImageFormat) throws(ImageError) {
-    guard let context = heif_context_alloc() else {
+    guard let context = cheifshims_context_alloc() else {
       throw .corrupt(format, detail: "libheif could not allocate a context")
     }
     self.context = context
     self.format = format
   }
 
-  deinit { heif_context_free(context) }
+  deinit { cheifshims_context_free(context) }
 
   /// Runs `body` with a context reading `bytes`, which must stay valid until it returns.
   ///
@@ -31,17 +31,21 @@ final class HEIFContext {
     _ bytes: UnsafeRawBufferPointer, format: ImageFormat, maximumSide: Int,
     _ body: (HEIFContext) throws(ImageError) -> T
   ) throws(ImageError) -> T {
+    guard cheifshims_load() == 0 else {
+      let reason = String(cString: cheifshims_load_error())
+      throw .corrupt(format, detail: "libheif cannot be loaded (\(reason)): install Debian's libheif1")
+    }
     let context = try HEIFContext(format: format)
     defer { context.open = false }
-    heif_context_set_maximum_image_size_limit(context.context, Int32(clamping: maximumSide))
+    cheifshims_context_set_maximum_image_size_limit(context.context, Int32(clamping: maximumSide))
     // A grid's tiles are decoded in this thread. With worker threads, libheif 1.15 can return
     // an error from one tile while another thread still writes into the context's memory,
     // which is freed as soon as this returns (found by fuzz-heif: a heap overflow from a
     // libheif thread after the context was freed). The catalogue decodes many pictures in
     // parallel anyway, so nothing is lost.
-    heif_context_set_max_decoding_threads(context.context, 0)
+    cheifshims_context_set_max_decoding_threads(context.context, 0)
     try context.check(
-      heif_context_read_from_memory_without_copy(context.context, bytes.baseAddress, bytes.count, nil))
+      cheifshims_context_read_from_memory_without_copy(context.context, bytes.baseAddress, bytes.count, nil))
     return try body(context)
   }
 
@@ -73,7 +77,7 @@ final class HEIFContext {
   func primaryImage() throws(ImageError) -> HEIFImageHandle {
     try checkOpen()
     var handle: OpaquePointer?
-    try check(heif_context_get_primary_image_handle(context, &handle))
+    try check(cheifshims_context_get_primary_image_handle(context, &handle))
     guard let handle else { throw .corrupt(format, detail: "libheif found no primary image") }
     return HEIFImageHandle(handle, context: self)
   }
@@ -91,15 +95,15 @@ final class HEIFImageHandle {
     self.context = context
   }
 
-  deinit { heif_image_handle_release(handle) }
+  deinit { cheifshims_image_handle_release(handle) }
 
-  var width: Int { Int(heif_image_handle_get_width(handle)) }
-  var height: Int { Int(heif_image_handle_get_height(handle)) }
+  var width: Int { Int(cheifshims_image_handle_get_width(handle)) }
+  var height: Int { Int(cheifshims_image_handle_get_height(handle)) }
   /// The corresponding C function is `heif_image_handle_has_alpha_channel`.
-  var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+  var hasAlpha: Bool { cheifshims_image_handle_has_alpha_channel(handle) != 0 }
   /// Bits per luma sample (8, 10, 12), `nil` when the file does not say.
   var lumaBits: Int? {
-    let bits = heif_image_handle_get_luma_bits_per_pixel(handle)
+    let bits = cheifshims_image_handle_get_luma_bits_per_pixel(handle)
     return bits > 0 ? Int(bits) : nil
   }
 
@@ -109,21 +113,23 @@ final class HEIFImageHandle {
   /// `heif_image_handle_get_nclx_color_profile`.
   func colorDescription(maximumProfileSize: Int) throws(ImageError) -> (ColorDescription, [String]) {
     try context.checkOpen()
-    switch heif_image_handle_get_color_profile_type(handle) {
+    switch cheifshims_image_handle_get_color_profile_type(handle) {
     case heif_color_profile_type_prof, heif_color_profile_type_rICC:
-      let size = heif_image_handle_get_raw_color_profile_size(handle)
+      let size = cheifshims_image_handle_get_raw_color_profile_size(handle)
       guard size <= maximumProfileSize else {
         return (.untagged, ["the ICC profile of \(size) bytes is over \(maximumProfileSize) bytes; ignored"])
       }
       var profile = [UInt8](repeating: 0, count: size)
-      let error = profile.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
+      let error = profile.withUnsafeMutableBytes {
+        cheifshims_image_handle_get_raw_color_profile(handle, $0.baseAddress)
+      }
       try context.check(error)
       return (.icc(profile), [])
     case heif_color_profile_type_nclx:
       var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-      let error = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+      let error = cheifshims_image_handle_get_nclx_color_profile(handle, &nclx)
       // libheif allocates the profile even when it refuses its code points: free it first.
-      defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+      defer { if let nclx { cheifshims_nclx_color_profile_free(nclx) } }
       do {
         try context.check(error)
       } catch {
@@ -146,14 +152,14 @@ final class HEIFImageHandle {
   /// `heif_image_handle_get_list_of_thumbnail_IDs` and `heif_image_handle_get_thumbnail`.
   func thumbnails() throws(ImageError) -> [HEIFImageHandle] {
     try context.checkOpen()
-    let count = heif_image_handle_get_number_of_thumbnails(handle)
+    let count = cheifshims_image_handle_get_number_of_thumbnails(handle)
     guard count > 0 else { return [] }
     var ids = [heif_item_id](repeating: 0, count: Int(count))
-    let listed = heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, count)
+    let listed = cheifshims_image_handle_get_list_of_thumbnail_IDs(handle, &ids, count)
     var thumbnails: [HEIFImageHandle] = []
     for id in ids.prefix(Int(max(listed, 0))) {
       var thumbnail: OpaquePointer?
-      try context.check(heif_image_handle_get_thumbnail(handle, id, &thumbnail))
+      try context.check(cheifshims_image_handle_get_thumbnail(handle, id, &thumbnail))
       if let thumbnail { thumbnails.append(HEIFImageHandle(thumbnail, context: context)) }
     }
     return thumbnails
@@ -165,14 +171,14 @@ final class HEIFImageHandle {
   /// function is `heif_decode_image`.
   func decode(alpha: Bool) throws(ImageError) -> HEIFImage {
     try context.checkOpen()
-    guard let options = heif_decoding_options_alloc() else {
+    guard let options = cheifshims_decoding_options_alloc() else {
       throw .corrupt(context.format, detail: "libheif could not allocate decoding options")
     }
-    defer { heif_decoding_options_free(options) }
+    defer { cheifshims_decoding_options_free(options) }
     options.pointee.convert_hdr_to_8bit = 1
     var image: OpaquePointer?
     let chroma = alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
-    try context.check(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options))
+    try context.check(cheifshims_decode_image(handle, &image, heif_colorspace_RGB, chroma, options))
     guard let image else { throw .corrupt(context.format, detail: "libheif decoded no image") }
     return HEIFImage(image, format: context.format, channels: alpha ? 4 : 3)
   }
@@ -190,18 +196,18 @@ final class HEIFImage {
     self.channels = channels
   }
 
-  deinit { heif_image_release(image) }
+  deinit { cheifshims_image_release(image) }
 
   /// Calls `body` with the plane's first row, its size and its stride; the pointer is valid
   /// only inside `body`. The corresponding C function is `heif_image_get_plane_readonly`.
   func withPlane<T>(
     _ body: (_ first: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ stride: Int) -> T
   ) throws(ImageError) -> T {
-    let width = Int(heif_image_get_width(image, heif_channel_interleaved))
-    let height = Int(heif_image_get_height(image, heif_channel_interleaved))
-    let bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved)
+    let width = Int(cheifshims_image_get_width(image, heif_channel_interleaved))
+    let height = Int(cheifshims_image_get_height(image, heif_channel_interleaved))
+    let bits = cheifshims_image_get_bits_per_pixel_range(image, heif_channel_interleaved)
     var stride: Int32 = 0
-    guard let first = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), width > 0,
+    guard let first = cheifshims_image_get_plane_readonly(image, heif_channel_interleaved, &stride), width > 0,
       height > 0, bits == 8, Int(stride) >= width * channels
     else {
       throw .corrupt(format, detail: "libheif decoded no 8-bit interleaved plane (\(width)×\(height), \(bits) bits)")
