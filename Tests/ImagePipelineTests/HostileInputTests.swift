@@ -120,4 +120,13 @@ struct HostileInputTests {
     #expect(processed.thumbnail.width > 0)
     #expect(processed.warnings.allSatisfy { !$0.contains("Premature end") })
   }
+
+  @Test func aMissingDecoderIsNotCalledDamage() {
+    // A sound HEIC on a machine without libheif (or without its HEVC plugin) is not "corrupt":
+    // the message says what the machine lacks.
+    let error = ImageError.decoderMissing(.heic, detail: "libheif cannot be loaded (x): install Debian's libheif1")
+    #expect(
+      error.description == "cannot decode HEIC on this machine: libheif cannot be loaded (x): install Debian's libheif1"
+    )
+  }
 }

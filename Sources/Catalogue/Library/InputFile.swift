@@ -25,7 +25,7 @@ public enum InputFile {
       }
     } catch {
       switch error {
-      case .empty, .notAnImage, .unsupported, .tooManyPixels:
+      case .empty, .notAnImage, .unsupported, .tooManyPixels, .decoderMissing:
         throw .imageRejected(file: path, reason: error)
       default:
         // A header beyond the first bytes; the whole file's decode says what is wrong.

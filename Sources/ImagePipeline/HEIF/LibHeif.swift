@@ -33,7 +33,7 @@ final class HEIFContext {
   ) throws(ImageError) -> T {
     guard cheifshims_load() == 0 else {
       let reason = String(cString: cheifshims_load_error())
-      throw .corrupt(format, detail: "libheif cannot be loaded (\(reason)): install Debian's libheif1")
+      throw .decoderMissing(format, detail: "libheif cannot be loaded (\(reason)): install Debian's libheif1")
     }
     let context = try HEIFContext(format: format)
     defer { context.open = false }
@@ -61,7 +61,7 @@ final class HEIFContext {
     }
     if error.code == heif_error_Unsupported_feature && error.subcode == heif_suberror_Unsupported_codec {
       let codec = format == .avif ? "AV1 (dav1d or libaom)" : "HEVC (libde265)"
-      throw .corrupt(
+      throw .decoderMissing(
         format, detail: "libheif has no decoder for this picture's compression; it needs a \(codec) plugin (\(message))"
       )
     }

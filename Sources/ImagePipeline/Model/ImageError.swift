@@ -17,6 +17,9 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
   case tooManyPixels(width: Int, height: Int, budget: Int)
   /// An encoder failed; `detail` is the library's message.
   case encodingFailed(ImageFormat, detail: String)
+  /// The file may be sound, but this machine lacks what decodes it (libheif, or the plugin of
+  /// its compression); `detail` says what to install.
+  case decoderMissing(ImageFormat, detail: String)
 
   public var description: String {
     switch self {
@@ -36,6 +39,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         + "over the budget of \(Self.megapixels(budget)) megapixels"
     case .encodingFailed(let format, let detail):
       return "cannot encode \(format.name): \(detail)"
+    case .decoderMissing(let format, let detail):
+      return "cannot decode \(format.name) on this machine: \(detail)"
     }
   }
 
