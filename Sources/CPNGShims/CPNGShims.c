@@ -86,6 +86,11 @@ cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t si
                               (int)(sizeof cpngshims_skipped / 5));
   png_set_chunk_malloc_max(decoder->png, CPNGSHIMS_CHUNK_MALLOC_MAX);
   png_set_chunk_cache_max(decoder->png, CPNGSHIMS_CHUNK_CACHE_MAX);
+  // Each IDAT chunk's CRC already guards the compressed bytes: zlib's Adler-32 of the same
+  // data is not checked again (libvips does the same), as in the Swift strip decoder.
+#ifdef PNG_IGNORE_ADLER32
+  png_set_option(decoder->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
   return decoder;
 }
 

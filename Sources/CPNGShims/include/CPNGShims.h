@@ -26,6 +26,11 @@ extern "C" {
 /// The most ancillary chunks libpng keeps.
 #define CPNGSHIMS_CHUNK_CACHE_MAX 32
 
+/// Undoes PNG row filter `filter` (0–4) on the `count` bytes of `row`, in place, with `above`
+/// the row above already undone (zeros for the first row) and `bpp` bytes per pixel (1–8).
+/// Returns 0, or -1 for a filter type that is not 0–4.
+int cpngshims_unfilter(int filter, unsigned char *row, const unsigned char *above, size_t count, int bpp);
+
 typedef struct cpngshims_decoder cpngshims_decoder;
 
 /// A new decoder reading `data` (which must outlive it), or NULL when memory is exhausted.

@@ -1,8 +1,10 @@
 import CLibPNG
 
-/// Decodes PNG through libpng's row API (``PNGDecoder``), which converts every colour type and
-/// bit depth, palette and `tRNS` included, to 8-bit RGB(A) samples as stored (the colour chunks
-/// go into the header's ``ColorDescription``); encodes through its simplified API
+/// Decodes PNG: 8-bit grey, grey with alpha, RGB and RGBA that are not interlaced and have no
+/// `tRNS` chunk (what photographs and screenshots are) through ``PNGStripDecoder``; every other
+/// kind through libpng's row API (``PNGDecoder``), which converts every colour type and bit
+/// depth, palette and `tRNS` included. Both give 8-bit RGB(A) samples as stored (the colour
+/// chunks go into the header's ``ColorDescription``). Encodes through libpng's simplified API
 /// (`png_image_write_to_memory`).
 enum PNGCodec: FormatDecoder {
   /// Reads the header from the chunks, without decoding pixels.
@@ -17,11 +19,32 @@ enum PNGCodec: FormatDecoder {
     _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
+    try decode(bytes, options: options, request: request, into: sink, libpngOnly: false)
+  }
+
+  /// `decode`, with `libpngOnly` sending every PNG through libpng: tests and the fuzz harness
+  /// compare the two decoders with it.
+  static func decode(
+    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    request: (ImageHeader) -> DecodeRequest, into sink: any RowSink, libpngOnly: Bool
+  ) throws(ImageError) -> DecodeReport {
     let summary = try PNGChunks.read(bytes)
     let header = try PNGChunks.header(summary, bytes)
     try header.checkBudget(options.pixelBudget)
     _ = request(header)
     var warnings: [String] = []
+    if !libpngOnly && PNGStripDecoder.reads(summary) {
+      try PNGStripDecoder.decode(bytes, summary: summary) { width, height in
+        sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
+      } rows: { first, stride, count in
+        sink.take(first, stride: stride, count: count)
+      }
+      if !summary.reachedEnd {
+        if !options.lenient { throw .truncated(.png, detail: "the file ends before its IEND chunk") }
+        warnings.append("the file ends before its IEND chunk")
+      }
+      return DecodeReport(header: header, warnings: warnings, scale: 1)
+    }
     do {
       try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
         defer { warnings = decoder.warnings }

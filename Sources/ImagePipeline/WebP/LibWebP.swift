@@ -27,14 +27,14 @@ enum LibWebP {
     }
   }
 
-  /// libwebp's incremental decoder, fed from memory a step at a time, handing over rows as they
-  /// become ready. The corresponding C functions are `WebPIDecode`, `WebPIUpdate` and
-  /// `WebPIDecGetRGB`.
+  /// libwebp's decoder of a still picture, given the whole file at once. The corresponding C
+  /// function is `WebPDecode`.
   ///
-  /// libwebp decodes into one output buffer of the decoded size (the scaled size, when scaling);
-  /// rows are handed on from it as soon as they are final.
-  final class IncrementalDecoder {
-    private let handle: OpaquePointer
+  /// libwebp decodes into one output buffer of the decoded size (the scaled size, when scaling),
+  /// whether it is fed the file at once or a piece at a time, so the picture is decoded in one
+  /// call: its incremental decoder would only add the cost of saving its state at every
+  /// macroblock.
+  final class StillDecoder {
     /// libwebp keeps pointers to the options and the output buffer: they live here, not moved.
     private let config: UnsafeMutablePointer<WebPDecoderConfig>
     private let bytes: UnsafeRawBufferPointer
@@ -56,18 +56,12 @@ enum LibWebP {
         config.pointee.options.scaled_width = Int32(size.width)
         config.pointee.options.scaled_height = Int32(size.height)
       }
-      guard let handle = WebPIDecode(nil, 0, config) else {
-        config.deallocate()
-        throw .corrupt(.webp, detail: "libwebp could not allocate a decoder")
-      }
-      self.handle = handle
       self.config = config
       self.bytes = bytes
       self.bitstream = bitstream
     }
 
     deinit {
-      WebPIDelete(handle)
       WebPFreeDecBuffer(&config.pointee.output)
       config.deallocate()
     }
@@ -77,43 +71,34 @@ enum LibWebP {
     /// full size.
     static func reading<T>(
       _ bytes: UnsafeRawBufferPointer, layout: RowLayout, scaledTo size: (width: Int, height: Int)?,
-      bitstream: String, _ body: (IncrementalDecoder) throws(ImageError) -> T
+      bitstream: String, _ body: (StillDecoder) throws(ImageError) -> T
     ) throws(ImageError) -> T {
-      try body(try IncrementalDecoder(bytes, layout: layout, scaledTo: size, bitstream: bitstream))
+      try body(try StillDecoder(bytes, layout: layout, scaledTo: size, bitstream: bitstream))
     }
 
-    /// Gives libwebp the file `step` bytes more at a time; after each step, hands the rows that
-    /// became ready to `rows`, once `begin` has been told the decoded size.
+    /// Decodes the picture, then hands its rows to `rows` in strips of `strip`, once `begin` has
+    /// been told the decoded size.
     func decode(
-      step: Int, begin: (_ width: Int, _ height: Int) -> Void,
+      strip: Int, begin: (_ width: Int, _ height: Int) -> Void,
       rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
     ) throws(ImageError) {
-      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else {
         throw .truncated(.webp, detail: "the file is empty")
       }
-      var given = 0
-      var delivered = 0
-      while true {
-        given = min(bytes.count, given + step)
-        let status = WebPIUpdate(handle, base, given)
-        if status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED { try LibWebP.check(status, bitstream: bitstream) }
-        var ready: Int32 = 0
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var stride: Int32 = 0
-        if let pixels = WebPIDecGetRGB(handle, &ready, &width, &height, &stride), Int(ready) > delivered {
-          if delivered == 0 { begin(Int(width), Int(height)) }
-          rows(pixels + delivered * Int(stride), Int(stride), Int(ready) - delivered)
-          delivered = Int(ready)
-        }
-        if status == VP8_STATUS_OK {
-          guard delivered > 0, delivered == Int(height) else {
-            throw .corrupt(.webp, detail: "libwebp finished after \(delivered) of \(height) rows")
-          }
-          return
-        }
-        // Suspended with every byte given: the data ends before the picture does.
-        if given == bytes.count { try LibWebP.check(status, bitstream: bitstream) }
+      try LibWebP.check(WebPDecode(base, bytes.count, config), bitstream: bitstream)
+      let output = config.pointee.output
+      let width = Int(output.width)
+      let height = Int(output.height)
+      let stride = Int(output.u.RGBA.stride)
+      guard width > 0, height > 0, let pixels = output.u.RGBA.rgba else {
+        throw .corrupt(.webp, detail: "libwebp decoded no rows")
+      }
+      begin(width, height)
+      var row = 0
+      while row < height {
+        let count = min(strip, height - row)
+        rows(pixels + row * stride, stride, count)
+        row += count
       }
     }
   }

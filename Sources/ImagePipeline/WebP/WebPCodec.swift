@@ -2,19 +2,14 @@
 /// decoded by libwebp (``LibWebP``), scaled on load to any size the caller needs.
 ///
 /// Lossy (VP8), lossless (VP8L) and lossy with an alpha chunk all decode, to RGB or, when the
-/// picture has alpha, to straight (not premultiplied) RGBA. A still picture is decoded
-/// incrementally: rows go to the sink as libwebp finishes them, from its one output buffer of
-/// the decoded size.
+/// picture has alpha, to straight (not premultiplied) RGBA. A still picture is decoded in one
+/// call into libwebp's output buffer of the decoded size, then handed to the sink in strips.
 ///
 /// An animated WebP decodes as its first frame, composed on the canvas at full size (libwebp's
 /// animation decoder does not scale), with the warning "animated WebP: only the first of N
 /// frames is shown". A file cut short is refused as `.truncated` whatever `lenient` says:
 /// libwebp has no partial picture to offer.
 enum WebPCodec: FormatDecoder {
-  /// How many more bytes libwebp is given at a time, between handing rows on: a 32nd of the
-  /// file, so that rows flow in strips without hundreds of calls for a large file.
-  static func step(for count: Int) -> Int { max(4096, count / 32) }
-
   /// Reads the header from the RIFF chunks, without decoding pixels. Given the first part of a
   /// file, it needs the chunks up to the image chunk's header, and the `ICCP` and `EXIF` chunks
   /// the VP8X header announces (EXIF usually comes last: then it is `.truncated`).
@@ -42,9 +37,9 @@ enum WebPCodec: FormatDecoder {
     let scaled = scaledSize(width: header.width, height: header.height, atLeast: minimum)
     let scale = scaled.map { Double(header.width) / Double($0.width) } ?? 1
     let layout: RowLayout = header.hasAlpha ? .rgba : .rgb
-    try LibWebP.IncrementalDecoder.reading(bytes, layout: layout, scaledTo: scaled, bitstream: bitstream) {
+    try LibWebP.StillDecoder.reading(bytes, layout: layout, scaledTo: scaled, bitstream: bitstream) {
       (decoder) throws(ImageError) in
-      try decoder.decode(step: step(for: bytes.count)) { width, height in
+      try decoder.decode(strip: 64) { width, height in
         sink.begin(width: width, height: height, layout: layout, scale: scale)
       } rows: { first, stride, count in
         sink.take(first, stride: stride, count: count)
