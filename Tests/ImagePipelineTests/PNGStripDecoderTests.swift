@@ -40,8 +40,8 @@ struct PNGStripDecoderTests {
       (w1, h1, c1) == (w2, h2, c2)
     {
       let first = p1.indices.first { $0 >= p2.count || p1[$0] != p2[$0] } ?? p1.count
-      let values = "\(p1[safe: first].map(String.init) ?? "none") against libpng's \(p2[safe: first].map(String.init) ?? "none")"
-      return "sample \(first) (row \(first / c1 / w1)) differs: \(values)"
+      let value = { (pixels: [UInt8]) in pixels[safe: first].map(String.init) ?? "none" }
+      return "sample \(first) (row \(first / c1 / w1)) differs: \(value(p1)) against libpng's \(value(p2))"
     }
     func brief(_ outcome: Outcome) -> String {
       if case .pixels(let width, let height, let channels, _) = outcome { return "\(width)×\(height)×\(channels)" }
