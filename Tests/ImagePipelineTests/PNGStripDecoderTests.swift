@@ -8,7 +8,7 @@ import Testing
 struct PNGStripDecoderTests {
   /// What a decoder made of `bytes`: the pixels, or the kind of error.
   enum Outcome: Equatable {
-    case pixels(width: Int, height: Int, channels: Int, [UInt8])
+    case pixels(width: Int, height: Int, channels: Int, [UInt8], warnings: [String])
     case truncated
     case corrupt
     case other(String)
@@ -23,28 +23,31 @@ struct PNGStripDecoderTests {
           libpngOnly: libpngOnly)
       }
     }
+    let warnings: [String]
     switch result {
-    case .success: break
+    case .success(let report): warnings = report.warnings
     case .failure(.truncated): return .truncated
     case .failure(.corrupt): return .corrupt
     case .failure(let error): return .other("\(error)")
     }
     guard let buffer = collector.buffer() else { return .other("no rows") }
-    return .pixels(width: buffer.width, height: buffer.height, channels: buffer.channels, buffer.pixels)
+    return .pixels(
+      width: buffer.width, height: buffer.height, channels: buffer.channels, buffer.pixels, warnings: warnings)
   }
 
   /// `nil` when the two outcomes are the same, else what differs in a line (not the pixels).
   static func difference(_ ours: Outcome, _ libpng: Outcome) -> String? {
     guard ours != libpng else { return nil }
-    if case .pixels(let w1, let h1, let c1, let p1) = ours, case .pixels(let w2, let h2, let c2, let p2) = libpng,
-      (w1, h1, c1) == (w2, h2, c2)
+    if case .pixels(let w1, let h1, let c1, let p1, let warnings1) = ours,
+      case .pixels(let w2, let h2, let c2, let p2, let warnings2) = libpng, (w1, h1, c1) == (w2, h2, c2)
     {
+      if p1 == p2 { return "warnings \(warnings1) against libpng's \(warnings2)" }
       let first = p1.indices.first { $0 >= p2.count || p1[$0] != p2[$0] } ?? p1.count
       let value = { (pixels: [UInt8]) in pixels[safe: first].map(String.init) ?? "none" }
       return "sample \(first) (row \(first / c1 / w1)) differs: \(value(p1)) against libpng's \(value(p2))"
     }
     func brief(_ outcome: Outcome) -> String {
-      if case .pixels(let width, let height, let channels, _) = outcome { return "\(width)×\(height)×\(channels)" }
+      if case .pixels(let width, let height, let channels, _, _) = outcome { return "\(width)×\(height)×\(channels)" }
       return "\(outcome)"
     }
     return "\(brief(ours)) against libpng's \(brief(libpng))"
@@ -203,6 +206,21 @@ struct PNGStripDecoderTests {
     let file = Self.png(width: 40, height: 30, colorType: 6, rows: rows)
     #expect(Self.outcome(file, libpngOnly: false) == .corrupt)
     #expect(Self.outcome(file, libpngOnly: true) == .corrupt)
+  }
+
+  /// Every row is there, but the zlib stream stops without its last block and checksum.
+  @Test func aStreamThatDoesNotEndAfterTheLastRowIsTreatedAsLibpngTreatsIt() {
+    let file = Self.sample.file
+    var zlib: [UInt8] = [0x78, 0x01]
+    let rows = Self.sample.rows
+    zlib += [
+      0, UInt8(rows.count & 0xFF), UInt8(rows.count >> 8), UInt8(~rows.count & 0xFF), UInt8(~rows.count >> 8 & 0xFF),
+    ]
+    zlib += rows
+    let ihdr = Array(file[8..<(8 + 25)])
+    let unterminated = Array(file[0..<8]) + ihdr + Self.chunk("IDAT", zlib) + Self.chunk("IEND", [])
+    let ours = Self.outcome(unterminated, libpngOnly: false)
+    #expect(Self.difference(ours, Self.outcome(unterminated, libpngOnly: true)) == nil, "\(ours)")
   }
 
   @Test func dataAfterTheLastRowIsIgnoredAsLibpngIgnoresIt() {

@@ -34,7 +34,7 @@ enum PNGCodec: FormatDecoder {
     _ = request(header)
     var warnings: [String] = []
     if !libpngOnly && PNGStripDecoder.reads(summary) {
-      try PNGStripDecoder.decode(bytes, summary: summary) { width, height in
+      warnings = try PNGStripDecoder.decode(bytes, summary: summary) { width, height in
         sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
       } rows: { first, stride, count in
         sink.take(first, stride: stride, count: count)

@@ -11,12 +11,14 @@ import CZlib
 /// lanes, without branches (`cpngshims_unfilter`, in C), and zlib inflates a strip of rows per
 /// call.
 ///
-/// It reads what libpng reads and refuses what libpng refuses: the `IDAT` chunks must follow
-/// one another and their CRCs must match; a row's filter type must be 0–4; the zlib stream must
-/// hold every row (data after the last row is ignored, as libpng ignores it). Its Adler-32
-/// checksum is not verified: the CRC of every chunk already guards the same bytes (libvips
-/// makes libpng skip it for the same reason). Tests decode every fixture both ways and compare
-/// the bytes.
+/// It reads what libpng reads and refuses what libpng refuses, with libpng's warnings: the
+/// `IDAT` chunks must follow one another; a wrong CRC refuses a critical chunk and is a warning
+/// on an ancillary one; a row's filter type must be 0–4; the zlib stream must hold every row
+/// and end there ("IDAT: Too much image data" when it runs on, found by asking for one byte
+/// more, so a bomb is never inflated). Its Adler-32 checksum is not verified: the CRC of every
+/// chunk already guards the same bytes (libvips makes libpng skip it for the same reason, and
+/// so does ``PNGDecoder``). Tests decode every fixture both ways and compare pixels, errors and
+/// warnings.
 enum PNGStripDecoder {
   /// Whether the picture `summary` describes is one this decoder reads.
   static func reads(_ summary: PNGChunks.Summary) -> Bool {
@@ -26,11 +28,11 @@ enum PNGStripDecoder {
 
   /// Decodes the picture of `bytes` (which ``reads(_:)`` accepted), handing its rows as 8-bit
   /// RGB, or RGBA for the colour types with alpha, to `rows` a strip at a time, once `begin`
-  /// has been told the size.
+  /// has been told the size. Returns the warnings, worded as libpng words them.
   static func decode(
     _ bytes: UnsafeRawBufferPointer, summary: PNGChunks.Summary, begin: (_ width: Int, _ height: Int) -> Void,
     rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
-  ) throws(ImageError) {
+  ) throws(ImageError) -> [String] {
     let channels = [0: 1, 2: 3, 4: 2, 6: 4][summary.colorType] ?? 3
     let width = summary.width
     let height = summary.height
@@ -56,9 +58,10 @@ enum PNGStripDecoder {
 
     begin(width, height)
     var done = 0
+    var ended = false
     while done < height {
       let count = min(strip, height - done)
-      try inflate(&stream, into: buffer + filtered, count: count * filtered, from: &input, summary: summary)
+      ended = try inflate(&stream, into: buffer + filtered, count: count * filtered, from: &input, summary: summary)
       for index in 1...count {
         let row = buffer + index * filtered
         try unfilter(row, above: row - filtered + 1, rowBytes: rowBytes, channels: channels, row: done + index - 1)
@@ -72,14 +75,53 @@ enum PNGStripDecoder {
       (buffer + 1).update(from: buffer + count * filtered + 1, count: rowBytes)
       done += count
     }
+    var warnings: [String] = []
+    if !ended { try finish(&stream, from: &input, warnings: &warnings) }
+    return input.warnings + warnings
+  }
+
+  /// After the last row, what libpng does: one more byte is asked of zlib, and if the stream
+  /// gives one instead of ending, the data runs on past the picture ("Too much image data", a
+  /// warning; nothing more is inflated).
+  private static func finish(
+    _ stream: inout z_stream, from input: inout IDATReader, warnings: inout [String]
+  ) throws(ImageError) {
+    var scratch: UInt8 = 0
+    while true {
+      if stream.avail_in == 0 {
+        guard let chunk = try input.next() else {
+          throw .corrupt(.png, detail: "the image data does not end where its last row does")
+        }
+        stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(chunk.count)
+        if chunk.isEmpty { continue }
+      }
+      let status = withUnsafeMutablePointer(to: &scratch) { byte in
+        stream.next_out = byte
+        stream.avail_out = 1
+        return CZlib.inflate(&stream, Z_NO_FLUSH)
+      }
+      if stream.avail_out == 0 {
+        warnings.append("IDAT: Too much image data")
+        return
+      }
+      switch status {
+      case Z_STREAM_END: return
+      case Z_OK, Z_BUF_ERROR: continue
+      default:
+        let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+        warnings.append("IDAT: \(reason)")
+        return
+      }
+    }
   }
 
   /// Inflates exactly `count` bytes into `target`, feeding zlib the `IDAT` chunks as it needs
-  /// them.
+  /// them; whether the zlib stream ended with them.
   private static func inflate(
     _ stream: inout z_stream, into target: UnsafeMutablePointer<UInt8>, count: Int, from input: inout IDATReader,
     summary: PNGChunks.Summary
-  ) throws(ImageError) {
+  ) throws(ImageError) -> Bool {
     stream.next_out = target
     stream.avail_out = uInt(count)
     while stream.avail_out > 0 {
@@ -101,12 +143,13 @@ enum PNGStripDecoder {
       case Z_STREAM_END where stream.avail_out > 0:
         throw .corrupt(.png, detail: "the image data ends before the last row")
       case Z_STREAM_END:
-        return
+        return true
       default:
         let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
         throw .corrupt(.png, detail: "the image data is damaged (\(reason))")
       }
     }
+    return false
   }
 
   /// Undoes the filter of one row in place: `row` is the filter type byte and `rowBytes`
@@ -143,7 +186,7 @@ enum PNGStripDecoder {
   }
 }
 
-/// The `IDAT` chunks of a PNG in order, each checked against its CRC.
+/// The `IDAT` chunks of a PNG in order; every chunk up to them is checked against its CRC.
 private struct IDATReader {
   let bytes: UnsafeRawBufferPointer
   private var offset = PNGChunks.signatureLength
@@ -151,6 +194,8 @@ private struct IDATReader {
   private var finished = false
   /// Whether the walk stopped because the file ended inside a chunk.
   private(set) var ranOut = false
+  /// Ancillary chunks whose CRC is wrong, as libpng words it.
+  var warnings: [String] = []
 
   /// The chunk types, as big-endian numbers.
   private static let idat: UInt32 = 0x4944_4154
@@ -176,20 +221,21 @@ private struct IDATReader {
       }
       let start = offset
       offset += 12 + length
-      if type != Self.idat {
-        if started || type == Self.iend {
-          finished = true
-          return nil
-        }
-        continue
+      if type != Self.idat && (started || type == Self.iend) {
+        finished = true
+        return nil
       }
-      started = true
+      // As libpng: a critical chunk with a wrong CRC is refused, an ancillary one is a warning.
       let stored = bytes.loadUnaligned(fromByteOffset: start + 8 + length, as: UInt32.self).bigEndian
       let typed = UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 8 + length)])
       let computed = crc32(0, typed.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(typed.count))
-      guard UInt32(truncatingIfNeeded: computed) == stored else {
-        throw .corrupt(.png, detail: "IDAT: CRC error")
+      if UInt32(truncatingIfNeeded: computed) != stored {
+        let name = String(decoding: typed.prefix(4), as: UTF8.self)
+        guard type & 0x2000_0000 != 0 else { throw .corrupt(.png, detail: "\(name): CRC error") }
+        if !warnings.contains("\(name): CRC error") { warnings.append("\(name): CRC error") }
       }
+      if type != Self.idat { continue }
+      started = true
       return UnsafeRawBufferPointer(rebasing: bytes[(start + 8)..<(start + 8 + length)])
     }
   }
