@@ -115,8 +115,10 @@ struct HEIFTests {
     return (report, try #require(collector.buffer()))
   }
 
-  @Test func previewStandsInWhenItCoversTheMargin() throws {
-    let (report, pixels) = try decodeThumbnailFixture(minimum: (120, 80), allowsPreview: true)
+  /// `minimum` is the thumbnail's size times the shrink-on-load margin (2): 240 × 160 asks for a
+  /// 120 × 80 thumbnail, which the 120 × 80 preview covers.
+  @Test func previewStandsInWhenItCoversTheThumbnail() throws {
+    let (report, pixels) = try decodeThumbnailFixture(minimum: (240, 160), allowsPreview: true)
     #expect(report.usedPreview)
     #expect(report.scale == 4)
     #expect((report.header.width, report.header.height) == (480, 320))
@@ -124,10 +126,9 @@ struct HEIFTests {
     expectQuadrants(pixels, tolerance: 4)
   }
 
-  /// One pixel short of the margin: the picture is decoded (libvips' rule, preview ≥ thumbnail,
-  /// would take the preview here).
-  @Test func previewTooSmallForTheMarginIsNotUsed() throws {
-    let (report, pixels) = try decodeThumbnailFixture(minimum: (121, 81), allowsPreview: true)
+  /// A thumbnail one pixel wider than the preview: the picture is decoded.
+  @Test func previewSmallerThanTheThumbnailIsNotUsed() throws {
+    let (report, pixels) = try decodeThumbnailFixture(minimum: (242, 160), allowsPreview: true)
     #expect(!report.usedPreview)
     #expect(report.scale == 1)
     #expect((pixels.width, pixels.height) == (480, 320))
@@ -142,15 +143,18 @@ struct HEIFTests {
     #expect((image.pixels.width, image.pixels.height, image.scaleDenominator) == (480, 320, 1))
   }
 
-  /// Through the thumbnail path: a 60-pixel thumbnail needs 120 with the margin, so the stored
-  /// 120 × 80 preview is used (scale 4); a 64-pixel one needs 128, so the picture is decoded.
+  /// Through the thumbnail path: the stored 120 × 80 preview makes a 120-pixel thumbnail (and
+  /// any smaller); a 121-pixel one is made from the picture.
   @Test func thumbnailsUseThePreviewByTheRule() throws {
     let bytes = try Fixture.image("heic-thumbnail.heic")
     let small = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 60))
     #expect(small.scaleDenominator == 4)
     #expect((small.pixels.width, small.pixels.height) == (60, 40))
     expectQuadrants(small.pixels, tolerance: 4)
-    let larger = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 64))
+    let same = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 120))
+    #expect(same.scaleDenominator == 4)
+    #expect((same.pixels.width, same.pixels.height) == (120, 80))
+    let larger = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 121))
     #expect(larger.scaleDenominator == 1)
     expectQuadrants(larger.pixels, tolerance: 4)
   }
