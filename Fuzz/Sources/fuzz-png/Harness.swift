@@ -1,7 +1,9 @@
-import ImagePipeline
+@_spi(Fuzzing) import ImagePipeline
 
 /// Feeds libFuzzer's input to the PNG path: header, full decode and a thumbnail. Any input
-/// must give a result or an `ImageError`, never a crash or a hang.
+/// must give a result or an `ImageError`, never a crash or a hang; and the project's strip
+/// decoder must make of it what libpng makes (the same pixels and warnings, or an error of the
+/// same kind), or the harness stops on it.
 ///
 /// libpng refuses a chunk whose CRC is wrong, which would stop almost every mutation at the
 /// first chunk; so on odd-sized inputs the harness recomputes each chunk's CRC first, letting
@@ -17,6 +19,9 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
   _ = try? ImagePipeline.readHeader(bytes)
   _ = try? ImagePipeline.decode(bytes, options: options)
   _ = try? ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 32), options: options)
+  if !ImagePipeline.pngDecodersAgree(bytes, options: options) {
+    fatalError("the strip decoder and libpng disagree on this input")
+  }
   return 0
 }
 

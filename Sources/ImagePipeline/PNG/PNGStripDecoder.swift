@@ -240,3 +240,29 @@ private struct IDATReader {
     }
   }
 }
+
+extension ImagePipeline {
+  /// Whether the strip decoder and libpng make the same of `bytes` (a PNG, or anything):
+  /// the same pixels and warnings, or errors of the same kind. For the fuzz harness, which
+  /// stops on the first input where they differ.
+  @_spi(Fuzzing) public static func pngDecodersAgree(_ bytes: [UInt8], options: DecodeOptions) -> Bool {
+    func outcome(libpngOnly: Bool) -> (pixels: [UInt8]?, warnings: [String], error: String?) {
+      let collector = PixelCollector()
+      let result = bytes.withUnsafeBytes { raw in
+        Result { () throws(ImageError) in
+          try PNGCodec.decode(
+            raw, options: options, request: { _ in .fullSize }, into: collector, libpngOnly: libpngOnly)
+        }
+      }
+      switch result {
+      case .success(let report): return (collector.buffer()?.pixels, report.warnings, nil)
+      case .failure(.truncated): return (nil, [], "truncated")
+      case .failure(.corrupt): return (nil, [], "corrupt")
+      case .failure(let error): return (nil, [], "\(error)")
+      }
+    }
+    let ours = outcome(libpngOnly: false)
+    let libpng = outcome(libpngOnly: true)
+    return ours.pixels == libpng.pixels && ours.warnings == libpng.warnings && ours.error == libpng.error
+  }
+}
