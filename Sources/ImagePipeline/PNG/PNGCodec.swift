@@ -33,29 +33,23 @@ enum PNGCodec: FormatDecoder {
     try header.checkBudget(options.pixelBudget)
     _ = request(header)
     var warnings: [String] = []
-    if !libpngOnly && PNGStripDecoder.reads(summary) {
-      warnings = try PNGStripDecoder.decode(bytes, summary: summary) { width, height in
-        sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
-      } rows: { first, stride, count in
-        sink.take(first, stride: stride, count: count)
-      }
-      if !summary.reachedEnd {
-        if !options.lenient { throw .truncated(.png, detail: "the file ends before its IEND chunk") }
-        warnings.append("the file ends before its IEND chunk")
-      }
-      return DecodeReport(header: header, warnings: warnings, scale: 1)
+    let begin = { (width: Int, height: Int) in
+      sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
+    }
+    let rows = { (first: UnsafePointer<UInt8>, stride: Int, count: Int) in
+      sink.take(first, stride: stride, count: count)
     }
     do {
-      try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
-        defer { warnings = decoder.warnings }
-        try decoder.decode(alpha: header.hasAlpha) { width, height in
-          sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
-        } rows: { first, stride, count in
-          sink.take(first, stride: stride, count: count)
+      if !libpngOnly && PNGStripDecoder.reads(summary) {
+        warnings = try PNGStripDecoder.decode(bytes, summary: summary, begin: begin, rows: rows)
+      } else {
+        try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+          defer { warnings = decoder.warnings }
+          try decoder.decode(alpha: header.hasAlpha, begin: begin, rows: rows)
         }
       }
     } catch {
-      // The chunk walk knows whether the file was cut off, whatever libpng made of it.
+      // The chunk walk knows whether the file was cut off, whatever the decoder made of it.
       if !summary.reachedEnd, case .corrupt(_, let detail) = error {
         throw .truncated(.png, detail: "the file ends before its image data does (\(detail))")
       }
