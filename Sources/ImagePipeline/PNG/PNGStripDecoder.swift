@@ -14,8 +14,8 @@ import CZlib
 /// It reads what libpng reads and refuses what libpng refuses, with libpng's warnings: the
 /// `IDAT` chunks must follow one another; a wrong CRC refuses a critical chunk and is a warning
 /// on an ancillary one; a row's filter type must be 0–4; the zlib stream must hold every row
-/// and end there ("IDAT: Too much image data" when it runs on, found by asking for one byte
-/// more, so a bomb is never inflated). Its Adler-32 checksum is not verified: the CRC of every
+/// and end there (what follows the last row is inflated into a small scratch buffer to find
+/// the end, with libpng's warnings: see `finish`). Its Adler-32 checksum is not verified: the CRC of every
 /// chunk already guards the same bytes (libvips makes libpng skip it for the same reason, and
 /// so does ``PNGDecoder``). Tests decode every fixture both ways and compare pixels, errors and
 /// warnings.
@@ -76,17 +76,28 @@ enum PNGStripDecoder {
       done += count
     }
     var warnings: [String] = []
-    if !ended { try finish(&stream, from: &input, warnings: &warnings) }
+    if ended {
+      // The stream ended with the last row, and more data follows it in the chunk.
+      if stream.avail_in > 0 { warnings.append("IDAT: Extra compressed data") }
+    } else {
+      try finish(&stream, from: &input, warnings: &warnings)
+    }
     return input.warnings + warnings
   }
 
-  /// After the last row, what libpng does: one more byte is asked of zlib, and if the stream
-  /// gives one instead of ending, the data runs on past the picture ("Too much image data", a
-  /// warning; nothing more is inflated).
+  /// After the last row, what libpng does (`png_read_IDAT_data` with no output): the rest of
+  /// the zlib stream is inflated into a 1 KiB scratch buffer, kept nowhere, until it ends. Data
+  /// that runs on is a warning ("Too much image data"), and so are bytes after the stream's end
+  /// ("Extra compressed data") and damage after the last row (zlib's message); a stream that
+  /// runs out of `IDAT` chunks first is refused, as libpng refuses it. The time this takes is
+  /// bounded by the file's size (deflate expands at most about 1032 to 1), the memory by 1 KiB.
   private static func finish(
     _ stream: inout z_stream, from input: inout IDATReader, warnings: inout [String]
   ) throws(ImageError) {
-    var scratch: UInt8 = 0
+    let scratchSize = 1024
+    let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchSize)
+    defer { scratch.deallocate() }
+    var extra = 0
     while true {
       if stream.avail_in == 0 {
         guard let chunk = try input.next() else {
@@ -96,23 +107,32 @@ enum PNGStripDecoder {
         stream.avail_in = uInt(chunk.count)
         if chunk.isEmpty { continue }
       }
-      let status = withUnsafeMutablePointer(to: &scratch) { byte in
-        stream.next_out = byte
-        stream.avail_out = 1
-        return CZlib.inflate(&stream, Z_NO_FLUSH)
+      stream.next_out = scratch
+      stream.avail_out = uInt(scratchSize)
+      let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+      extra += scratchSize - Int(stream.avail_out)
+      if status == Z_STREAM_END {
+        if stream.avail_in > 0 { warnings.append("IDAT: Extra compressed data") }
+        break
       }
-      if stream.avail_out == 0 {
-        warnings.append("IDAT: Too much image data")
+      guard status == Z_OK else {
+        warnings.append("IDAT: \(zlibMessage(stream, status))")
         return
       }
-      switch status {
-      case Z_STREAM_END: return
-      case Z_OK, Z_BUF_ERROR: continue
-      default:
-        let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-        warnings.append("IDAT: \(reason)")
-        return
-      }
+      // As libpng: done if the first call gave nothing; once output came, on to the stream's end.
+      if extra == 0 { break }
+    }
+    if extra > 0 { warnings.append("IDAT: Too much image data") }
+  }
+
+  /// zlib's message for a failed call, or libpng's wording when zlib gives none.
+  private static func zlibMessage(_ stream: z_stream, _ status: Int32) -> String {
+    if let message = stream.msg { return String(cString: message) }
+    switch status {
+    case Z_NEED_DICT: return "missing LZ dictionary"
+    case Z_MEM_ERROR: return "insufficient memory"
+    case Z_BUF_ERROR: return "truncated"
+    default: return "unexpected zlib return code"
     }
   }
 
@@ -145,8 +165,7 @@ enum PNGStripDecoder {
       case Z_STREAM_END:
         return true
       default:
-        let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-        throw .corrupt(.png, detail: "the image data is damaged (\(reason))")
+        throw .corrupt(.png, detail: "the image data is damaged (\(zlibMessage(stream, status)))")
       }
     }
     return false
