@@ -53,14 +53,16 @@ static void cpngshims_read(png_structp png, png_bytep target, size_t length) {
   decoder->offset += length;
 }
 
-// The ancillary chunks libpng knows but the pipeline does not use: skipped unread, so that
-// none of them can make libpng allocate what its header declares.
+// The ancillary chunks libpng knows but does not need here: skipped unread, so that none of
+// them can make libpng allocate what its header declares. The colour chunks (iCCP, gAMA, cHRM,
+// sRGB) are read by the Swift side, which warns about bad ones itself.
 static const png_byte cpngshims_skipped[] = {
     't', 'E', 'X', 't', '\0', 'z', 'T', 'X', 't', '\0', 'i', 'T', 'X', 't', '\0',
     's', 'P', 'L', 'T', '\0', 'p', 'C', 'A', 'L', '\0', 's', 'C', 'A', 'L', '\0',
     'h', 'I', 'S', 'T', '\0', 't', 'I', 'M', 'E', '\0', 'p', 'H', 'Y', 's', '\0',
     'o', 'F', 'F', 's', '\0', 's', 'B', 'I', 'T', '\0', 'b', 'K', 'G', 'D', '\0',
     'i', 'C', 'C', 'P', '\0', 'e', 'X', 'I', 'f', '\0', 's', 'T', 'E', 'R', '\0',
+    'g', 'A', 'M', 'A', '\0', 'c', 'H', 'R', 'M', '\0', 's', 'R', 'G', 'B', '\0',
 };
 
 cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t size) {
