@@ -184,6 +184,24 @@ struct PNGStripDecoderTests {
     #expect(Self.outcome(file, libpngOnly: true) == .corrupt)
   }
 
+  /// libpng refuses a chunk type that is not four letters, and takes (skipping it) a long
+  /// ancillary chunk: so does the strip decoder.
+  @Test func chunkHeadersAreCheckedAsLibpngChecksThem() {
+    let rows = Self.rows(width: 8, height: 8, channels: 3, seed: 3) { _ in 1 }
+    let misnamed = Self.png(width: 8, height: 8, colorType: 2, rows: rows, extraChunk: Self.chunk("t3Xt", [1, 2]))
+    #expect(Self.outcome(misnamed, libpngOnly: false) == .corrupt)
+    #expect(Self.outcome(misnamed, libpngOnly: true) == .corrupt)
+    let long = Self.png(
+      width: 8, height: 8, colorType: 2, rows: rows,
+      extraChunk: Self.chunk("tEXt", [UInt8](repeating: 0x41, count: 3 << 20)))
+    let ours = Self.outcome(long, libpngOnly: false)
+    guard case .pixels = ours else {
+      Issue.record("\(ours)")
+      return
+    }
+    #expect(Self.difference(ours, Self.outcome(long, libpngOnly: true)) == nil)
+  }
+
   @Test func aWrongIDATCRCIsRefused() {
     var file = Self.sample.file
     // The first IDAT's CRC: signature, IHDR (25 bytes), then the chunk's 8 + 500 bytes.

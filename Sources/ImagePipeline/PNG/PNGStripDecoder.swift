@@ -50,7 +50,7 @@ enum PNGStripDecoder {
       channels < 3 ? .allocate(capacity: strip * width * outputChannels) : nil
     defer { widened?.deallocate() }
 
-    var input = IDATReader(bytes: bytes)
+    var input = IDATReader(bytes: bytes, width: width, height: height, channels: channels)
     var stream = z_stream()
     guard czlib_inflate_init(&stream) == Z_OK else { throw .corrupt(.png, detail: "zlib could not start") }
     defer { inflateEnd(&stream) }
@@ -213,27 +213,55 @@ private struct IDATReader {
   private var finished = false
   /// Whether the walk stopped because the file ended inside a chunk.
   private(set) var ranOut = false
-  /// Ancillary chunks whose CRC is wrong, as libpng words it.
+  /// What libpng warns about the chunks, in its words, each once.
   var warnings: [String] = []
+
+  private mutating func warn(_ message: String) {
+    if !warnings.contains(message) { warnings.append(message) }
+  }
 
   /// The chunk types, as big-endian numbers.
   private static let idat: UInt32 = 0x4944_4154
   private static let iend: UInt32 = 0x4945_4E44
 
-  init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+  /// Past these lengths libpng warns "chunk data is too large" (`png_check_chunk_length`):
+  /// what one chunk may make it allocate (the decoders' shared limit), and for `IDAT` at least
+  /// what the picture's rows could need compressed.
+  private static let chunkLimit = Int(CPNGSHIMS_CHUNK_MALLOC_MAX)
+  private let idatLimit: Int
+
+  init(bytes: UnsafeRawBufferPointer, width: Int, height: Int, channels: Int) {
+    self.bytes = bytes
+    let maximum = Int(Int32.max)
+    let rowFactor = width * channels + 1
+    var limit = height > Int(UInt32.max) / rowFactor ? maximum : height * rowFactor
+    limit += 6 + 5 * (limit / min(rowFactor, 32_566) + 1)
+    idatLimit = max(Self.chunkLimit, min(limit, maximum))
+  }
 
   /// The next `IDAT` chunk's data, or `nil` when the run of `IDAT` chunks has ended.
   mutating func next() throws(ImageError) -> UnsafeRawBufferPointer? {
     guard !finished else { return nil }
     while true {
-      guard offset + 12 <= bytes.count else {
+      guard offset + 8 <= bytes.count else {
         ranOut = true
         finished = true
         return nil
       }
       let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
       let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).bigEndian
-      guard length <= Int(Int32.max), length <= bytes.count - offset - 12 else {
+      // libpng's checks of every chunk header it reads, in its order: the type's four bytes
+      // are letters, the length fits in 31 bits, and a length past its limit is a warning.
+      let typeBytes = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
+      guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+        throw .corrupt(.png, detail: "a chunk's type is not four letters")
+      }
+      let name = String(decoding: typeBytes, as: UTF8.self)
+      guard length <= Int(Int32.max) else { throw .corrupt(.png, detail: "\(name): chunk data is too large") }
+      if length > (type == Self.idat ? idatLimit : Self.chunkLimit) {
+        warn("\(name): chunk data is too large")
+      }
+      guard length <= bytes.count - offset - 12 else {
         ranOut = true
         finished = true
         return nil
@@ -249,9 +277,8 @@ private struct IDATReader {
       let typed = UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 8 + length)])
       let computed = crc32(0, typed.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(typed.count))
       if UInt32(truncatingIfNeeded: computed) != stored {
-        let name = String(decoding: typed.prefix(4), as: UTF8.self)
         guard type & 0x2000_0000 != 0 else { throw .corrupt(.png, detail: "\(name): CRC error") }
-        if !warnings.contains("\(name): CRC error") { warnings.append("\(name): CRC error") }
+        warn("\(name): CRC error")
       }
       if type != Self.idat { continue }
       started = true
