@@ -50,6 +50,19 @@ enum PNGChunks {
     else {
       throw .corrupt(.png, detail: "IHDR declares an image of \(summary.width)×\(summary.height)")
     }
+    // What libpng's png_check_IHDR refuses ("Invalid IHDR data"), refused here for both decoders.
+    let depths: [Int: [Int]] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
+    guard depths[summary.colorType]?.contains(summary.bitDepth) == true else {
+      throw .corrupt(
+        .png, detail: "IHDR declares colour type \(summary.colorType) at \(summary.bitDepth) bits, not a PNG kind")
+    }
+    guard bytes[data + 10] == 0, bytes[data + 11] == 0, bytes[data + 12] <= 1 else {
+      throw .corrupt(
+        .png,
+        detail:
+          "IHDR declares compression method \(bytes[data + 10]), filter method \(bytes[data + 11]), "
+          + "interlace method \(bytes[data + 12]): PNG has 0, 0 and 0 or 1")
+    }
     var offset = ihdr
     while offset + 12 <= bytes.count {
       let length = u32(offset)
