@@ -223,6 +223,7 @@ private struct IDATReader {
   /// The chunk types, as big-endian numbers.
   private static let idat: UInt32 = 0x4944_4154
   private static let iend: UInt32 = 0x4945_4E44
+  private static let ihdr: UInt32 = 0x4948_4452
 
   /// Past these lengths libpng warns "chunk data is too large" (`png_check_chunk_length`):
   /// what one chunk may make it allocate (the decoders' shared limit), and for `IDAT` at least
@@ -268,6 +269,10 @@ private struct IDATReader {
       }
       let start = offset
       offset += 12 + length
+      // libpng refuses a second IHDR ("out of place"), whatever follows.
+      if type == Self.ihdr && start != PNGChunks.signatureLength {
+        throw .corrupt(.png, detail: "IHDR: out of place")
+      }
       if type != Self.idat && (started || type == Self.iend) {
         finished = true
         return nil
