@@ -87,46 +87,48 @@ static void paeth_scalar(uint8_t *row, const uint8_t *above, size_t count, size_
   }
 }
 
+#ifdef __SSE2__
+// Filters 1, 3 and 4 for three- or four-byte pixels; inlined once for each constant `bpp`.
+INLINE void unfilter_simd(int filter, uint8_t *row, const uint8_t *above, size_t count, int bpp) {
+  switch (filter) {
+  case 1: sub_simd(row, count, bpp); break;
+  case 3: average_simd(row, above, count, bpp); break;
+  default: paeth_simd(row, above, count, bpp); break;
+  }
+}
+#endif
+
 int cpngshims_unfilter(int filter, uint8_t *row, const uint8_t *above, size_t count, int bpp) {
   size_t step = (size_t)bpp;
-  switch (filter) {
-  case 0:
-    return 0;
-  case 1:
+  if (filter < 0 || filter > 4) return -1;
 #ifdef __SSE2__
-    if (bpp == 3 || bpp == 4) {
-      if (bpp == 3) sub_simd(row, count, 3);
-      else sub_simd(row, count, 4);
+  if (filter == 1 || filter >= 3) {
+    if (bpp == 3) {
+      unfilter_simd(filter, row, above, count, 3);
       return 0;
     }
+    if (bpp == 4) {
+      unfilter_simd(filter, row, above, count, 4);
+      return 0;
+    }
+  }
 #endif
+  switch (filter) {
+  case 1:
     for (size_t i = step; i < count; i++) row[i] = (uint8_t)(row[i] + row[i - step]);
-    return 0;
+    break;
   case 2:
     for (size_t i = 0; i < count; i++) row[i] = (uint8_t)(row[i] + above[i]);
-    return 0;
+    break;
   case 3:
-#ifdef __SSE2__
-    if (bpp == 3 || bpp == 4) {
-      if (bpp == 3) average_simd(row, above, count, 3);
-      else average_simd(row, above, count, 4);
-      return 0;
-    }
-#endif
     for (size_t i = 0; i < count && i < step; i++) row[i] = (uint8_t)(row[i] + (above[i] >> 1));
     for (size_t i = step; i < count; i++) row[i] = (uint8_t)(row[i] + ((row[i - step] + above[i]) >> 1));
-    return 0;
+    break;
   case 4:
-#ifdef __SSE2__
-    if (bpp == 3 || bpp == 4) {
-      if (bpp == 3) paeth_simd(row, above, count, 3);
-      else paeth_simd(row, above, count, 4);
-      return 0;
-    }
-#endif
     paeth_scalar(row, above, count, step);
-    return 0;
+    break;
   default:
-    return -1;
+    break;
   }
+  return 0;
 }

@@ -2,7 +2,8 @@
 /// `eXIf`, and the colour chunks (`iCCP`, `sRGB`, `gAMA`, `cHRM`).
 ///
 /// Chunk lengths come from the file, so every step is checked against the data's end; CRCs are
-/// left to libpng, which checks them when it decodes.
+/// left to the decoders (libpng, or `PNGStripDecoder`), which check them as they read. The IHDR
+/// fields are checked here, for both.
 enum PNGChunks {
   /// What the chunk walk found.
   struct Summary {

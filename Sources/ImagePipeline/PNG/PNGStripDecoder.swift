@@ -100,12 +100,10 @@ enum PNGStripDecoder {
     var extra = 0
     while true {
       if stream.avail_in == 0 {
-        guard let chunk = try input.next() else {
+        guard try feed(&stream, from: &input) else {
           throw .corrupt(.png, detail: "the image data does not end where its last row does")
         }
-        stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        stream.avail_in = uInt(chunk.count)
-        if chunk.isEmpty { continue }
+        continue
       }
       stream.next_out = scratch
       stream.avail_out = uInt(scratchSize)
@@ -123,6 +121,14 @@ enum PNGStripDecoder {
       if extra == 0 { break }
     }
     if extra > 0 { warnings.append("IDAT: Too much image data") }
+  }
+
+  /// Gives zlib the next `IDAT` chunk's data; `false` when the run of `IDAT` chunks has ended.
+  private static func feed(_ stream: inout z_stream, from input: inout IDATReader) throws(ImageError) -> Bool {
+    guard let chunk = try input.next() else { return false }
+    stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.avail_in = uInt(chunk.count)
+    return true
   }
 
   /// zlib's message for a failed call, or libpng's wording when zlib gives none.
@@ -146,15 +152,13 @@ enum PNGStripDecoder {
     stream.avail_out = uInt(count)
     while stream.avail_out > 0 {
       if stream.avail_in == 0 {
-        guard let chunk = try input.next() else {
+        guard try feed(&stream, from: &input) else {
           if !summary.reachedEnd || input.ranOut {
             throw .truncated(.png, detail: "the file ends before its image data does")
           }
           throw .corrupt(.png, detail: "the image data ends before the last row")
         }
-        stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        stream.avail_in = uInt(chunk.count)
-        if chunk.isEmpty { continue }
+        continue
       }
       let status = CZlib.inflate(&stream, Z_NO_FLUSH)
       switch status {
@@ -257,7 +261,7 @@ private struct IDATReader {
       guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
         throw .corrupt(.png, detail: "a chunk's type is not four letters")
       }
-      let name = String(decoding: typeBytes, as: UTF8.self)
+      var name: String { String(decoding: typeBytes, as: UTF8.self) }
       guard length <= Int(Int32.max) else { throw .corrupt(.png, detail: "\(name): chunk data is too large") }
       if length > (type == Self.idat ? idatLimit : Self.chunkLimit) {
         warn("\(name): chunk data is too large")
