@@ -25,6 +25,7 @@ let package = Package(
     .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -44,7 +45,7 @@ let package = Package(
 
     .target(
       name: "Catalogue",
-      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims"],
+      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims", "CSodium"],
       swiftSettings: swiftSettings
     ),
 

@@ -21,6 +21,28 @@ struct CommandSpec: Sendable {
     }
   }
 
+  /// One of the things a command with actions does (`user add`, `user list`): the first
+  /// positional names it.
+  struct Action: Sendable {
+    let name: String
+    /// The synopsis after "catalogue COMMAND NAME", e.g. "NAME [--password-stdin]".
+    let synopsis: String
+    let summary: String
+    /// The positionals after the action's name.
+    let positionals: ClosedRange<Int>
+    /// The command's options this action takes (the global ones go with every action).
+    let options: [String]
+
+    init(_ name: String, synopsis: String = "", summary: String, positionals: ClosedRange<Int>, options: [String] = [])
+    {
+      self.name = name
+      self.synopsis = synopsis
+      self.summary = summary
+      self.positionals = positionals
+      self.options = options
+    }
+  }
+
   let name: String
   let summary: String
   /// The synopsis after "catalogue NAME", e.g. "REVIEW FILE|FOLDER...".
@@ -29,18 +51,28 @@ struct CommandSpec: Sendable {
   let options: [Option]
   let positionals: ClosedRange<Int>
   let examples: [String]
+  /// The actions of a command that has them; empty for the others.
+  let actions: [Action]
 
   init(
     _ name: String, summary: String, synopsis: String = "", details: String? = nil,
-    options: [Option] = [], positionals: ClosedRange<Int> = 0...0, examples: [String] = []
+    options: [Option] = [], positionals: ClosedRange<Int> = 0...0, examples: [String] = [], actions: [Action] = []
   ) {
     self.name = name
     self.summary = summary
     self.synopsis = synopsis
     self.details = details
     self.options = options
-    self.positionals = positionals
+    self.positionals = actions.isEmpty ? positionals : 0...Int.max
     self.examples = examples
+    self.actions = actions
+  }
+
+  /// The action names as a list for messages: "add, passwd, remove, list or token".
+  var actionNames: String {
+    let names = actions.map(\.name)
+    guard names.count > 1 else { return names.first ?? "" }
+    return names.dropLast().joined(separator: ", ") + " or " + names.last!
   }
 
   /// The options every command takes.
@@ -55,6 +87,14 @@ struct CommandSpec: Sendable {
       "catalogue \(name) — \(summary)", "",
       "Usage: catalogue [--library PATH] \(name)\(synopsis.isEmpty ? "" : " " + synopsis)",
     ]
+    if !actions.isEmpty {
+      lines += ["", "Actions:"]
+      let labels = actions.map { $0.name + ($0.synopsis.isEmpty ? "" : " " + $0.synopsis) }
+      let width = (labels.map(\.count).max() ?? 0) + 2
+      for (label, action) in zip(labels, actions) {
+        lines.append("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + action.summary)
+      }
+    }
     if let details { lines += ["", details] }
     let all = options + Self.global
     lines += ["", "Options:"]
@@ -151,6 +191,7 @@ enum ArgumentParser {
       }
     }
     if parsed.has("help") { return parsed }
+    if !spec.actions.isEmpty { return try checkAction(parsed, spec: spec) }
     let count = parsed.positionals.count
     if count < spec.positionals.lowerBound {
       // Name only what is missing: the synopsis's required words after those given.
@@ -161,6 +202,34 @@ enum ArgumentParser {
     if count > spec.positionals.upperBound {
       let extra = parsed.positionals[spec.positionals.upperBound]
       throw UsageError(message: "unexpected argument \(extra)", command: spec.name)
+    }
+    return parsed
+  }
+
+  /// Checks the action a command with actions was given: a known one, with as many
+  /// positionals as it takes and only the options it takes.
+  private static func checkAction(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    guard let word = parsed.positionals.first else {
+      throw UsageError(message: "\(spec.name) needs an action: \(spec.actionNames)", command: spec.name)
+    }
+    guard let action = spec.actions.first(where: { $0.name == word }) else {
+      throw UsageError(message: "unknown action \(word) of \(spec.name): give \(spec.actionNames)", command: spec.name)
+    }
+    let global = Set(CommandSpec.global.map(\.name))
+    for name in parsed.values.keys.sorted() where !global.contains(name) && !action.options.contains(name) {
+      throw UsageError(message: "--\(name) does not go with \(spec.name) \(action.name)", command: spec.name)
+    }
+    let count = parsed.positionals.count - 1
+    if count < action.positionals.lowerBound {
+      let missing = action.synopsis.split(separator: " ").filter { $0.first != "[" && $0.first != "-" }
+        .dropFirst(count).joined(separator: " ")
+      throw UsageError(
+        message: "\(spec.name) \(action.name) needs \(missing.isEmpty ? "more arguments" : missing)", command: spec.name
+      )
+    }
+    if count > action.positionals.upperBound {
+      throw UsageError(
+        message: "unexpected argument \(parsed.positionals[action.positionals.upperBound + 1])", command: spec.name)
     }
     return parsed
   }

@@ -71,7 +71,7 @@ extension Commands {
     Progress.shared.clear()
     if context.json {
       try Terminal.print(
-        Output.json(
+        JSONShape.encode(
           ExportJSON(
             bundles: report.bundles.map {
               ExportedJSON(
@@ -101,7 +101,7 @@ extension Commands {
     let source: String
     let bundleId: String
     let replaced: Bool
-    let review: Output.ReviewJSON
+    let review: JSONShape.Review
   }
 
   struct ImportFailureJSON: Encodable {
@@ -162,12 +162,12 @@ extension Commands {
     Progress.shared.clear()
     if context.json {
       try Terminal.print(
-        Output.json(
+        JSONShape.encode(
           ImportBundleJSON(
             imported: imported.map {
               ImportedJSON(
                 source: $0.source, bundleId: $0.bundleID, replaced: $0.replaced,
-                review: Output.ReviewJSON($0.review))
+                review: JSONShape.Review($0.review))
             },
             failures: failures.map {
               ImportFailureJSON(source: $0.source, error: $0.error.description)

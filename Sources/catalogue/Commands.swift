@@ -35,7 +35,7 @@ struct Command: Sendable {
 enum Commands {
   static let all: [Command] = [
     initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
-    thumbnails, export, importBundle, upgrade,
+    thumbnails, export, importBundle, upgrade, user,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }
@@ -52,7 +52,7 @@ enum Commands {
     let path = context.arguments.positionals.first ?? context.libraryPath
     let library = try Library.create(at: path)
     if context.json {
-      try Terminal.print(Output.json(["library": library.path, "schema": String(try library.schemaVersion)]))
+      try Terminal.print(JSONShape.encode(["library": library.path, "schema": String(try library.schemaVersion)]))
     } else {
       Terminal.print("Created an empty library in \(library.path)")
     }
@@ -137,7 +137,7 @@ enum Commands {
     } else {
       review = try library.create(draft)
     }
-    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : review.id)
+    try Terminal.print(context.json ? JSONShape.encode(JSONShape.Review(review)) : review.id)
     return 0
   }
 
@@ -158,21 +158,18 @@ enum Commands {
       throw UsageError(message: "give --favorite or --no-favorite, not both", command: "edit")
     }
     let library = try context.openLibrary()
-    let current = try library.review(arguments.positionals[0])
-    var draft = ReviewDraft(
-      title: current.title, body: current.body, rating: current.rating,
-      category: current.category.rawValue, favorite: current.favorite)
-    if let title = arguments.value("title") { draft.title = title }
-    if let rating = try rating(arguments, command: "edit") { draft.rating = rating }
+    var changes = ReviewChanges(title: arguments.value("title"), rating: try rating(arguments, command: "edit"))
     if let category = arguments.value("category") {
       if !arguments.has("new-category") { try library.checkNewCategory(category) }
-      draft.category = category
+      changes.category = category
     }
-    if let text = try body(arguments, command: "edit") { draft.body = text }
-    if arguments.has("favorite") { draft.favorite = true }
-    if arguments.has("no-favorite") { draft.favorite = false }
-    let review = try library.update(current.id, with: draft)
-    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : "Updated \(review.id): \(review.title)")
+    changes.body = try body(arguments, command: "edit")
+    if arguments.has("favorite") { changes.favorite = true }
+    if arguments.has("no-favorite") { changes.favorite = false }
+    // Read and written in one transaction: a change made meanwhile to another field stays.
+    let review = try library.update(arguments.positionals[0], changes: changes)
+    try Terminal.print(
+      context.json ? JSONShape.encode(JSONShape.Review(review)) : "Updated \(review.id): \(review.title)")
     return 0
   }
 
@@ -183,7 +180,7 @@ enum Commands {
       positionals: 1...1, examples: ["catalogue show 3f2a", "catalogue show 3f2a --json"])
   ) { context in
     let review = try context.openLibraryToRead().review(context.arguments.positionals[0])
-    try Terminal.print(context.json ? Output.json(Output.ReviewJSON(review)) : Output.card(review))
+    try Terminal.print(context.json ? JSONShape.encode(JSONShape.Review(review)) : Output.card(review))
     return 0
   }
 
@@ -235,9 +232,7 @@ enum Commands {
     let library = try context.openLibraryToRead()
     let page = try library.list(query)
     if context.json {
-      try Terminal.print(
-        Output.json(
-          Output.PageJSON(total: page.total, offset: page.offset, reviews: page.reviews.map(Output.SummaryJSON.init))))
+      try Terminal.print(JSONShape.encode(JSONShape.Page(page)))
     } else {
       Terminal.print(
         Output.table(page, width: Terminal.width, idLength: try library.uniqueIDLength(of: page.reviews.map(\.id))))
@@ -271,7 +266,8 @@ enum Commands {
     }
     let removed = try library.delete(review.id)
     try Terminal.print(
-      context.json ? Output.json(["removed": Output.ReviewJSON(removed)]) : "Removed \(removed.id): \(removed.title)")
+      context.json
+        ? JSONShape.encode(["removed": JSONShape.Review(removed)]) : "Removed \(removed.id): \(removed.title)")
     return 0
   }
 
@@ -293,10 +289,9 @@ enum Commands {
   }
 
   /// Attaches the files of `sources`, with progress, and reports each failure on standard error.
-  static func attachFiles(_ sources: ImportSources, to review: String, cover: String?, library: Library) throws -> (
-    review: Review, attached: [ReviewImage], failures: [ImportFailure], skipped: [ImportSources.Skipped],
-    warnings: [ImportWarning]
-  ) {
+  static func attachFiles(_ sources: ImportSources, to review: String, cover: String?, library: Library) throws
+    -> AttachReport
+  {
     Progress.shared.start("Importing")
     let report = try library.attach(files: sources.files, to: review, cover: cover) { progress in
       Progress.shared.update(done: progress.done, total: progress.total)
@@ -304,7 +299,7 @@ enum Commands {
     Progress.shared.clear()
     for failure in report.failures { Terminal.printError("error: \(failure.error)") }
     printWarnings(report.warnings)
-    return (report.review, report.attached, report.failures, sources.skipped, report.warnings)
+    return report
   }
 
   /// What was worked around in pictures that were taken, one line each on standard error.
@@ -335,13 +330,7 @@ enum Commands {
     let result = try attachFiles(
       sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
     if context.json {
-      try Terminal.print(
-        Output.json(
-          Output.AttachJSON(
-            review: Output.ReviewJSON(result.review), attached: result.attached.map(Output.ImageJSON.init),
-            failures: result.failures.map { Output.FailureJSON(file: $0.source, error: $0.error.description) },
-            skipped: result.skipped.map { Output.SkippedJSON(file: $0.path, reason: $0.reason) },
-            warnings: result.warnings.map { Output.WarningJSON(file: $0.source, warning: $0.message) })))
+      try Terminal.print(JSONShape.encode(JSONShape.Attach(result, skipped: sources.skipped)))
     } else {
       let count = result.attached.count
       Terminal.print(
@@ -364,7 +353,7 @@ enum Commands {
     printWarnings(result.warnings)
     let review = result.review
     if context.json {
-      try Terminal.print(Output.json(Output.ReviewJSON(review)))
+      try Terminal.print(JSONShape.encode(JSONShape.Review(review)))
     } else if result.changed {
       Terminal.print("Replaced image \(arguments[1]) of \(Output.shortID(review.id)) (\(review.title))")
     } else {
@@ -383,7 +372,7 @@ enum Commands {
     let review = try context.openLibrary().detach(arguments[0], image: arguments[1])
     try Terminal.print(
       context.json
-        ? Output.json(Output.ReviewJSON(review))
+        ? JSONShape.encode(JSONShape.Review(review))
         : "Detached image \(arguments[1]) from \(Output.shortID(review.id)) (\(review.title))")
     return 0
   }
@@ -397,7 +386,7 @@ enum Commands {
     let review = try context.openLibrary().setCover(arguments[0], image: arguments[1])
     try Terminal.print(
       context.json
-        ? Output.json(Output.ReviewJSON(review))
+        ? JSONShape.encode(JSONShape.Review(review))
         : "Cover of \(Output.shortID(review.id)) is now image \(review.cover?.position ?? 0)")
     return 0
   }
@@ -414,7 +403,7 @@ enum Commands {
     let review = try context.openLibrary().move(arguments[0], image: arguments[1], to: position)
     try Terminal.print(
       context.json
-        ? Output.json(Output.ReviewJSON(review))
+        ? JSONShape.encode(JSONShape.Review(review))
         : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")
     return 0
   }

@@ -120,7 +120,7 @@ extension Commands {
     let healthy = outcome.isHealthy
     if context.json {
       try Terminal.print(
-        Output.json(
+        JSONShape.encode(
           CheckJSON(
             healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
             thumbnails: report.thumbnails, bytesRead: report.bytesRead, findings: report.findings.map(FindingJSON.init),
@@ -181,7 +181,7 @@ extension Commands {
     let before = library.openedSchemaVersion
     let after = try library.schemaVersion
     if context.json {
-      try Terminal.print(Output.json(["library": library.path, "schema": String(after), "was": String(before)]))
+      try Terminal.print(JSONShape.encode(["library": library.path, "schema": String(after), "was": String(before)]))
     } else if before == after {
       Terminal.print("\(library.path) is up to date (schema \(after)).")
     } else {
@@ -234,7 +234,7 @@ extension Commands {
     for failure in report.failures { Terminal.printError("error: \(failure.target): \(failure.problem)") }
     if context.json {
       try Terminal.print(
-        Output.json(
+        JSONShape.encode(
           RebuildJSON(
             spec: report.spec.name, rebuilt: report.rebuilt, removed: report.removed,
             failures: report.failures.map(FindingJSON.init))))

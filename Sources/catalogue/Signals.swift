@@ -1,5 +1,6 @@
 import Catalogue
 import Dispatch
+import Foundation
 import Synchronization
 
 @preconcurrency import Glibc
@@ -16,10 +17,34 @@ enum Signals {
   /// repair begins.)
   static let cleanStopCommands: Set<String> = [
     "init", "add", "edit", "remove", "attach", "replace", "detach", "cover", "move", "thumbnails",
-    "import-bundle", "upgrade",
+    "import-bundle", "upgrade", "user",
   ]
 
   private static let clean = Atomic<Bool>(false)
+  /// What must be undone before the process stops at once, whatever the command: a terminal
+  /// left without echo while a password is typed, say. Set only while nothing is written yet.
+  private static let undoBeforeStop = Mutex<(@Sendable () -> Void)?>(nil)
+
+  /// Runs `body` with `undo` to be run first if a signal stops the process meanwhile: then the
+  /// process stops at once, nothing having been changed, even for a command that stops
+  /// cleanly (`body` is waiting for the user, not writing).
+  static func whileWaiting<T>(undo: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
+    undoBeforeStop.withLock { $0 = undo }
+    defer { undoBeforeStop.withLock { $0 = nil } }
+    return try body()
+  }
+
+  /// What a first signal does instead of stopping, for a command that stops on its own terms
+  /// (`serve`: stop taking requests, finish those under way). It runs on a thread of its own,
+  /// so that a second signal is still seen, and stops the process at once.
+  private static let firstSignal = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+  private static let stopping = Atomic<Bool>(false)
+
+  /// From now on, a first signal runs `stop` (on its own thread); a second stops at once.
+  static func onFirstSignal(_ stop: @escaping @Sendable (Int32) -> Void) {
+    firstSignal.withLock { $0 = stop }
+  }
+
   nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
   /// A queue of its own: the global queue's threads may all be busy decoding pictures, and a
   /// signal must be seen at once.
@@ -34,6 +59,19 @@ enum Signals {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
       source.setEventHandler {
+        if let undo = undoBeforeStop.withLock({ $0 }) {
+          undo()
+          _ = Terminal.write(STDERR_FILENO, "\ninterrupted: nothing was changed\n")
+          _exit(128 + number)
+        }
+        if let stop = firstSignal.withLock({ $0 }) {
+          if stopping.exchange(true, ordering: .sequentiallyConsistent) {
+            _ = Terminal.write(STDERR_FILENO, "interrupted again: stopped at once\n")
+            _exit(128 + number)
+          }
+          Thread.detachNewThread { stop(number) }
+          return
+        }
         if clean.load(ordering: .sequentiallyConsistent) && Interruption.signal == nil {
           Interruption.request(signal: number)
           return

@@ -79,6 +79,29 @@ enum Terminal {
     return Int(size.ws_col)
   }
 
+  /// Asks for a secret on the terminal (standard input) without echoing it: echo is turned
+  /// off for the answer and put back on every way out, Ctrl-C included. `nil` at the end of
+  /// input, or when standard input is not a terminal.
+  static func readSecret(_ prompt: String) -> String? {
+    var original = termios()
+    guard tcgetattr(STDIN_FILENO, &original) == 0 else { return nil }
+    let saved = original
+    var silent = original
+    // No echo, but the newline that ends the answer still shows.
+    silent.c_lflag &= ~tcflag_t(ECHO)
+    silent.c_lflag |= tcflag_t(ECHONL)
+    let restore: @Sendable () -> Void = {
+      var settings = saved
+      _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
+    }
+    return Signals.whileWaiting(undo: restore) {
+      guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { return nil }
+      defer { restore() }
+      _ = write(STDERR_FILENO, prompt)
+      return readLine(strippingNewline: true)
+    }
+  }
+
   /// Asks a yes/no question on the terminal; `false` unless the answer starts with y.
   static func confirm(_ question: String) -> Bool {
     _ = write(STDERR_FILENO, "\(question) [y/N] ")

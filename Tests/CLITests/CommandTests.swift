@@ -53,8 +53,13 @@ struct CommandTests {
     try #require(try cli("attach", id, Fixture.image("orientation-6.jpg"), Fixture.image("rgba-8.png")).status == 0)
     let json = try cli.json(try cli("show", id, "--json"))
     #expect(
-      Set(json.keys) == ["id", "title", "body", "rating", "category", "favorite", "created", "updated", "images"])
+      Set(json.keys) == [
+        "id", "title", "body", "rating", "category", "favorite", "created", "updated", "createdBy", "updatedBy",
+        "images",
+      ])
     #expect(json["id"] as? String == id)
+    // Written from the command line: no reviewer made it, and the keys say so with null.
+    #expect(json["createdBy"] is NSNull && json["updatedBy"] is NSNull)
     #expect(json["rating"] as? Int == 5)
     #expect(json["favorite"] as? Bool == false)
     #expect((json["created"] as? String)?.hasSuffix("Z") == true)
@@ -123,8 +128,10 @@ struct CommandTests {
     #expect(reviews.map { $0["title"] as? String } == ["Arrival", "Celeste"])
     #expect(
       Set(reviews[0].keys) == [
-        "id", "title", "rating", "category", "favorite", "created", "updated", "imageCount", "cover",
+        "id", "title", "rating", "category", "favorite", "created", "updated", "createdBy", "updatedBy", "imageCount",
+        "cover",
       ])
+    #expect(reviews[0]["createdBy"] is NSNull && reviews[0]["updatedBy"] is NSNull)
     let searched = try cli("list", "--search", "dune", "--json")
     #expect(try cli.json(searched)["total"] as? Int == 1)
     let paged = try cli("list", "--sort", "title", "--limit", "2")

@@ -49,6 +49,45 @@ struct SchemaTests {
     #expect(try library.list(ReviewQuery(search: "loop")).total == 1)
   }
 
+  /// A library written by schema `version` from the v1 fixture: the dump, migrated that far.
+  static func fixtureLibrary(atVersion version: Int, in folder: TemporaryFolder) throws {
+    let dump = try String(contentsOf: Fixture.root.appendingPathComponent("libraries/v1.sql"), encoding: .utf8)
+    let database = try Database(path: folder.file(LibraryLayout.database), create: true)
+    try database.execute(dump)
+    try Schema.migrate(
+      database, path: folder.path, migrations: Array(Schema.migrations.prefix { $0.version <= version }))
+    #expect(try Schema.version(of: database) == version)
+  }
+
+  @Test(arguments: [1, 2])
+  func anEarlierLibraryGainsReviewersAndAuthors(version: Int) throws {
+    let folder = TemporaryFolder()
+    try Self.fixtureLibrary(atVersion: version, in: folder)
+    // A command that only reads leaves it as it is, and says why.
+    #expect(throws: CatalogueError.olderSchema(path: folder.path, found: version, known: 3)) {
+      try Library(opening: folder.path, upgrading: false)
+    }
+    let library = try Library(opening: folder.path)
+    #expect(library.openedSchemaVersion == version)
+    #expect(try library.schemaVersion == 3)
+    // The reviews written before reviewers existed have no author.
+    let page = try library.list(ReviewQuery(sort: .title))
+    #expect(page.reviews.map(\.title) == ["Grave of the Fireflies", "Outer Wilds"])
+    #expect(page.reviews.allSatisfy { $0.createdBy == nil && $0.updatedBy == nil })
+    #expect(try library.review(page.reviews[0].id).createdBy == nil)
+    // The new tables work, foreign keys included.
+    try library.setPasswordCost(.minimum)
+    try library.addReviewer("alice", password: "correct horse")
+    let grant = try library.startSession(for: "alice")
+    #expect(try library.session(secret: grant.secret)?.grant.reviewer == "alice")
+    library.author = "alice"
+    let edited = try library.update(page.reviews[1].id, changes: ReviewChanges(rating: 5))
+    #expect(edited.createdBy == nil && edited.updatedBy == "alice")
+    try library.removeReviewer("alice")
+    #expect(try library.database.scalar("SELECT count(*) FROM sessions") == .integer(0))
+    #expect(try library.check().isHealthy)
+  }
+
   @Test func migrationsRunInOrderEachInOneTransaction() throws {
     let test = try TestLibrary()
     let database = test.library.database

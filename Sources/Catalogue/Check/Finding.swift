@@ -21,6 +21,11 @@ public struct Finding: Sendable, Equatable, Hashable {
     case missingThumbnail = "missing-thumbnail"
     case thumbnailUndecodable = "thumbnail-undecodable"
     case staleThumbnail = "stale-thumbnail"
+    // Display renditions (optional: made when a page asks for one).
+    case renditionUndecodable = "rendition-undecodable"
+    case staleRendition = "stale-rendition"
+    // Reviewers.
+    case invalidReviewer = "invalid-reviewer"
     // Files.
     case unreferencedFile = "unreferenced-file"
     case temporaryFile = "temporary-file"

@@ -54,6 +54,7 @@ extension Library {
       let records = try imageRecords()
       findings += checkImageRecords(records)
       findings += try checkLinks()
+      findings += try checkReviewers()
       return (try self.records.reviewCount(), records)
     }
     let verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
@@ -83,11 +84,15 @@ extension Library {
     }
     let violations = try records.foreignKeyViolations().map { ($0.table, $0.parent) }
     for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
+      let access = Self.accessTables.contains { table.hasPrefix($0 + " ") }
       findings.append(
         Finding(
           kind: .foreignKeyViolation, target: table,
-          problem: "links point at records that do not exist (\(table))",
-          remedy: "repair removes the broken links", repairable: true))
+          problem: access
+            ? "sessions or tokens belong to reviewers that do not exist (\(table))"
+            : "links point at records that do not exist (\(table))",
+          remedy: access ? "repair deletes those sessions and tokens" : "repair removes the broken links",
+          repairable: true))
     }
     let version = try records.schemaVersion()
     if version != Schema.current {
@@ -140,6 +145,34 @@ extension Library {
   }
 
   func imageRecords() throws(CatalogueError) -> [ImageRecord] { try records.imageRecords() }
+
+  /// The tables whose rows belong to a reviewer.
+  static let accessTables = ["sessions", "tokens"]
+
+  /// Reviewers' records that no build writes: a name that cannot be typed again, a password
+  /// hash that is not Argon2id, a time that is not one. Not repairable: the remedy is the
+  /// `user` command.
+  private func checkReviewers() throws(CatalogueError) -> [Finding] {
+    var findings: [Finding] = []
+    for user in try records.userRows() {
+      var problems: [String] = []
+      if let problem = Self.nameProblem(user.name) { problems.append("the name is not valid: \(problem)") }
+      if !user.passwordHash.hasPrefix("$argon2id$") { problems.append("the password hash is not an Argon2id hash") }
+      if DateText.parse(user.created) == nil { problems.append("created time \"\(user.created)\" is not a time") }
+      if DateText.parse(user.passwordChanged) == nil {
+        problems.append("password change time \"\(user.passwordChanged)\" is not a time")
+      }
+      guard !problems.isEmpty else { continue }
+      findings.append(
+        Finding(
+          kind: .invalidReviewer, target: user.name, problem: problems.joined(separator: "; "),
+          remedy: Self.nameProblem(user.name) == nil
+            ? "give a new password with `catalogue user passwd \(user.name)`"
+            : "remove the reviewer with `catalogue user remove \(user.name)` and add them again",
+          repairable: false))
+    }
+    return findings
+  }
 
   private func checkImageRecords(_ records: [ImageRecord]) -> [Finding] {
     records.compactMap { record in
@@ -269,7 +302,51 @@ extension Library {
       record, spec: spec, options: options, quick: quick, store: store, originalOK: originalOK)
     verdict.findings += thumbnail.findings
     verdict.bytesRead += thumbnail.bytesRead
+    if spec != displaySpec {
+      let renditions = verifyRenditions(record, options: options, quick: quick, store: store)
+      verdict.findings += renditions.findings
+      verdict.bytesRead += renditions.bytesRead
+    }
     return verdict
+  }
+
+  /// Verifies a record's display rendition, if one was made (it is optional): it decodes, and
+  /// has the size and kind the display spec gives. A bad one is repaired by deleting it: it
+  /// is made again when a page asks for it.
+  static func verifyRenditions(_ record: ImageRecord, options: DecodeOptions, quick: Bool, store: any FileStore)
+    -> (findings: [Finding], bytesRead: Int)
+  {
+    guard !quick else { return ([], 0) }
+    var findings: [Finding] = []
+    var bytesRead = 0
+    for path in displayRenditionPaths(of: record.sha256) {
+      guard let size = store.size(of: path) else { continue }
+      func finding(_ kind: Finding.Kind, _ problem: String) {
+        findings.append(
+          Finding(
+            kind: kind, target: path, problem: problem,
+            remedy: "repair deletes it (it is made again when a page shows the picture)", repairable: true,
+            reviews: record.reviews))
+      }
+      do {
+        let bytes = try store.read(path)
+        bytesRead += size
+        let header = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options, convertingToSRGB: false)
+          .header
+        let expected = displaySpec.size(forUprightWidth: record.width, height: record.height)
+        if header.width != expected.width || header.height != expected.height
+          || !path.hasSuffix("." + header.format.fileExtension)
+        {
+          finding(
+            .staleRendition,
+            "the display rendition is \(header.width)×\(header.height) \(header.format.name); "
+              + "the spec \(displaySpec.name) gives \(expected.width)×\(expected.height)")
+        }
+      } catch {
+        finding(.renditionUndecodable, "the display rendition does not decode: \(error)")
+      }
+    }
+    return (findings, bytesRead)
   }
 
   /// Verifies a record's thumbnail for `spec`: there, decodable, of the size the spec gives.
@@ -361,7 +438,8 @@ extension Library {
     guard name.count > 64, SHA256.isDigest(name.prefix(64)), name.prefix(2) == parts[1] else { return false }
     let rest = name.dropFirst(64)
     switch parts[0] {
-    case Substring(LibraryLayout.originals): return rest == ".jpg" || rest == ".png"
+    case Substring(LibraryLayout.originals):
+      return ImageFormat.allCases.contains { $0.isSupported && rest == "." + $0.fileExtension }
     case Substring(LibraryLayout.thumbnails):
       guard rest.first == "-", let dot = rest.lastIndex(of: ".") else { return false }
       return ThumbnailSpec(name: String(rest[rest.index(after: rest.startIndex)..<dot])) != nil

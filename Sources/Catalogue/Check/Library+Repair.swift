@@ -77,7 +77,18 @@ extension Library {
       }
       did(finding, "rebuilt the full-text index from the reviews")
     }
-    for finding in byKind[.foreignKeyViolation] ?? [] {
+    for finding in byKind[.foreignKeyViolation] ?? []
+    where Self.accessTables.contains(where: { finding.target.hasPrefix($0 + " ") }) {
+      let removed = try write { () throws(CatalogueError) -> Int in
+        try self.records.removeOrphanAccess(dryRun: dryRun)
+      }
+      if removed > 0 {
+        let plural = removed == 1 ? "" : "s"
+        did(finding, "deleted \(removed) session\(plural) or token\(plural) of reviewers that do not exist")
+      }
+    }
+    for finding in byKind[.foreignKeyViolation] ?? []
+    where !Self.accessTables.contains(where: { finding.target.hasPrefix($0 + " ") }) {
       let removed = try write { () throws(CatalogueError) -> Int in
         let broken = try self.records.removeBrokenLinks(dryRun: dryRun)
         if !dryRun {
@@ -160,6 +171,21 @@ extension Library {
         continue
       }
       did(finding, "made \(finding.target) again from the original")
+    }
+
+    // Display renditions that went bad: deleted, to be made again when a page asks.
+    for finding in (byKind[.renditionUndecodable] ?? []) + (byKind[.staleRendition] ?? []) {
+      let sha256 = String(finding.target.split(separator: "/").last?.prefix(64) ?? "")
+      guard let record = bySHA[sha256] else { continue }
+      // Still wrong?
+      let now = Self.verifyRenditions(record, options: decodeOptions, quick: false, store: files)
+      guard now.findings.contains(where: { $0.target == finding.target }) else { continue }
+      if !dryRun {
+        let lock = try LibraryLock(folder: path, mode: .exclusive)
+        defer { withExtendedLifetime(lock) {} }
+        if files.size(of: finding.target) != nil { try files.remove(finding.target) }
+      }
+      did(finding, "deleted \(finding.target) (it is made again when a page shows the picture)")
     }
 
     // Files that do not belong in the stores.

@@ -10,11 +10,13 @@ public enum InputFile {
 
   /// The bytes of the picture at `path`, refused early when it is not a regular file, not a
   /// picture of a supported format, declares more pixels than `pixelBudget`, or is larger
-  /// than `sizeCap` bytes.
-  static func readPicture(_ path: String, sizeCap: Int, pixelBudget: Int) throws(CatalogueError)
-    -> [UInt8]
+  /// than `sizeCap` bytes. Errors name the file `name` (by default its path): an upload is
+  /// read from a temporary file but named as the user sent it.
+  static func readPicture(_ path: String, named name: String? = nil, sizeCap: Int, pixelBudget: Int)
+    throws(CatalogueError) -> [UInt8]
   {
-    let file = try OpenFile(path)
+    let shown = name ?? path
+    let file = try OpenFile(path, shownAs: shown)
     defer { file.close() }
     var bytes = try file.read(upTo: headLength)
     let whole = bytes.count < headLength
@@ -26,18 +28,18 @@ public enum InputFile {
     } catch {
       switch error {
       case .empty, .notAnImage, .unsupported, .tooManyPixels, .decoderMissing:
-        throw .imageRejected(file: path, reason: error)
+        throw .imageRejected(file: shown, reason: error)
       default:
         // A header beyond the first bytes; the whole file's decode says what is wrong.
-        if whole { throw .imageRejected(file: path, reason: error) }
+        if whole { throw .imageRejected(file: shown, reason: error) }
       }
     }
-    if file.size > sizeCap { throw .fileTooLarge(path: path, bytes: file.size, cap: sizeCap) }
+    if file.size > sizeCap { throw .fileTooLarge(path: shown, bytes: file.size, cap: sizeCap) }
     if !whole {
       let rest = try file.read(upTo: sizeCap + 1 - bytes.count, expected: file.size - bytes.count + 1)
       bytes += rest
       // The file grew since it was measured.
-      if bytes.count > sizeCap { throw .fileTooLarge(path: path, bytes: bytes.count, cap: sizeCap) }
+      if bytes.count > sizeCap { throw .fileTooLarge(path: shown, bytes: bytes.count, cap: sizeCap) }
     }
     return bytes
   }
@@ -65,34 +67,36 @@ public enum InputFile {
 /// A regular file opened for reading, or standard input.
 private struct OpenFile {
   let descriptor: FileDescriptor
+  /// The file as messages name it.
   let path: String
   /// The size when opened.
   let size: Int
 
   /// Opens `path` without blocking (a FIFO with no writer would wait forever otherwise);
-  /// refuses anything but a regular file.
-  init(_ path: String) throws(CatalogueError) {
+  /// refuses anything but a regular file. Errors name it `shown` (by default its path).
+  init(_ path: String, shownAs shown: String? = nil) throws(CatalogueError) {
+    let shown = shown ?? path
     let descriptor: FileDescriptor
     let status: FileStatus
     do {
       descriptor = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .noControllingTerminal])
     } catch {
-      throw .io(operation: .read, path: path, code: error.rawValue)
+      throw .io(operation: .read, path: shown, code: error.rawValue)
     }
     do {
       status = try descriptor.status()
     } catch {
       descriptor.close()
-      throw .io(operation: .read, path: path, code: error.rawValue)
+      throw .io(operation: .read, path: shown, code: error.rawValue)
     }
     guard status.kind == .regular else {
       descriptor.close()
-      throw .notARegularFile(path: path, kind: status.kind.described)
+      throw .notARegularFile(path: shown, kind: status.kind.described)
     }
     // Regular files never block; reads behave plainly without the flag.
     descriptor.setBlocking()
     self.descriptor = descriptor
-    self.path = path
+    self.path = shown
     self.size = status.size
   }
 

@@ -93,21 +93,24 @@ extension Library {
   /// Reads and prepares `files` on `jobs` threads (all cores when `nil`), calling `body` with
   /// each result in the files' order as soon as it and those before it are ready. At most two
   /// prepared pictures a thread wait in memory; a thread that finishes a small picture goes on
-  /// to the next file at once, so large and small files mixed keep every core busy.
+  /// to the next file at once, so large and small files mixed keep every core busy. Results,
+  /// errors and warnings name each file by `names` (the files themselves when `nil`).
   func prepare(
-    files: [String], jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil,
+    files: [String], names: [String]? = nil, jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil,
     _ body: (Result<PreparedImage, CatalogueError>) throws(CatalogueError) -> Void
   ) throws(CatalogueError) {
     let spec = thumbnailSpec
     let options = decodeOptions
     let sizeCap = fileSizeCap
+    let names = names ?? files
     try Parallel.stream(
       count: files.count, jobs: jobs,
       produce: { index in
-        let source = files[index]
+        let name = names[index]
         return Result { () throws(CatalogueError) -> PreparedImage in
-          let bytes = try InputFile.readPicture(source, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
-          return try PreparedImage.make(bytes: bytes, source: source, spec: spec, options: options)
+          let bytes = try InputFile.readPicture(
+            files[index], named: name, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
+          return try PreparedImage.make(bytes: bytes, source: name, spec: spec, options: options)
         }
       },
       consume: { (index, result) throws(CatalogueError) in
@@ -148,7 +151,7 @@ extension Library {
   /// a repair changes no review's story).
   func relink(_ id: String, _ images: [String], cover: String?, now: Date?) throws(CatalogueError) {
     let coverHash = images.contains { $0 == cover } ? cover : images.first
-    try records.setLinks(ofReview: id, images, cover: coverHash, updated: now)
+    try records.setLinks(ofReview: id, images, cover: coverHash, updated: now, author: author)
   }
 
   /// Whether the files of `images` are still in place, checked inside the write transaction
@@ -168,12 +171,33 @@ extension Library {
     files sources: [String], to reference: String, cover: String? = nil, jobs: Int? = nil,
     progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
+    try attach(files: sources, names: nil, to: reference, cover: cover, jobs: jobs, progress: progress, now: now)
+  }
+
+  /// Attaches uploaded pictures: ``attach(files:to:cover:jobs:progress:now:)`` for files whose
+  /// names are not the user's (an upload's temporary files). Every message, warning and
+  /// failure names `names[i]`, as the user sent it, never `files[i]`; `cover` is one of
+  /// `names`.
+  public func attach(
+    files: [String], named names: [String], to reference: String, cover: String? = nil, jobs: Int? = nil,
+    now: Date = Date()
+  ) throws(CatalogueError) -> AttachReport {
+    guard names.count == files.count else {
+      throw .invalidArgument("\(files.count) files were given with \(names.count) names")
+    }
+    return try attach(files: files, names: names, to: reference, cover: cover, jobs: jobs, progress: nil, now: now)
+  }
+
+  private func attach(
+    files sources: [String], names: [String]?, to reference: String, cover: String?, jobs: Int?,
+    progress: ((ImportProgress) -> Void)?, now: Date
+  ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
     return try importing { () throws(CatalogueError) in
       var stored: [(source: String, image: StoredImage)] = []
       var failures: [ImportFailure] = []
       var warnings: [ImportWarning] = []
-      try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+      try prepare(files: sources, names: names, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
         try Interruption.check()
         switch result {
         case .success(let prepared):
@@ -199,12 +223,35 @@ extension Library {
     _ draft: ReviewDraft, attaching sources: [String], jobs: Int? = nil,
     progress: ((ImportProgress) -> Void)? = nil, warned: (([ImportWarning]) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> Review {
+    let (review, warnings) = try create(
+      draft, attaching: sources, names: nil, jobs: jobs, progress: progress, now: now)
+    if !warnings.isEmpty { warned?(warnings) }
+    return review
+  }
+
+  /// Adds a review with uploaded pictures, all or nothing, as
+  /// ``create(_:attaching:jobs:progress:warned:now:)`` does; every message, warning and
+  /// failure names `names[i]`, as the user sent it, never `files[i]`. Returns the review and
+  /// what was worked around in its pictures.
+  public func create(
+    _ draft: ReviewDraft, attaching files: [String], named names: [String], jobs: Int? = nil, now: Date = Date()
+  ) throws(CatalogueError) -> (review: Review, warnings: [ImportWarning]) {
+    guard names.count == files.count else {
+      throw .invalidArgument("\(files.count) files were given with \(names.count) names")
+    }
+    return try create(draft, attaching: files, names: names, jobs: jobs, progress: nil, now: now)
+  }
+
+  private func create(
+    _ draft: ReviewDraft, attaching sources: [String], names: [String]?, jobs: Int?,
+    progress: ((ImportProgress) -> Void)?, now: Date
+  ) throws(CatalogueError) -> (review: Review, warnings: [ImportWarning]) {
     var warnings: [ImportWarning] = []
     let fields = try draft.validated()
     let id = try importing { () throws(CatalogueError) -> String in
       var stored: [StoredImage] = []
       var failures: [ImportFailure] = []
-      try prepare(files: sources, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
+      try prepare(files: sources, names: names, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
         try Interruption.check()
         switch result {
         case .success(let prepared):
@@ -234,8 +281,7 @@ extension Library {
         return id
       }
     }
-    if !warnings.isEmpty { warned?(warnings) }
-    return try review(id)
+    return (try review(id), warnings)
   }
 
   /// Attaches pictures prepared already (see ``PreparedImage/make(bytes:source:spec:options:)``):
@@ -302,10 +348,21 @@ extension Library {
   public func replace(_ reference: String, image imageReference: String, with source: String, now: Date = Date())
     throws(CatalogueError) -> ReplaceResult
   {
+    try replace(reference, image: imageReference, with: source, named: source, now: now)
+  }
+
+  /// Replaces one of a review's images with an uploaded picture, as
+  /// ``replace(_:image:with:now:)`` does; messages and warnings name it `name`, as the user
+  /// sent it, never the file it was saved to.
+  @discardableResult
+  public func replace(
+    _ reference: String, image imageReference: String, with file: String, named name: String, now: Date = Date()
+  ) throws(CatalogueError) -> ReplaceResult {
+    let source = name
     let id = try resolve(reference)
     // Resolve before the work, so that a wrong reference fails fast.
     let named = try resolveImage(imageReference, in: id, images: images(of: id))
-    let bytes = try readInput(source)
+    let bytes = try readInput(file, named: name)
     let sha256 = SHA256.hex(bytes)
     // The same picture changes nothing, unless its stored original is missing or damaged:
     // then this restores it.

@@ -3,8 +3,8 @@ import ImagePipeline
 
 extension Library {
   /// Files in the library folder's stores that no record accounts for: originals of pictures
-  /// no review uses, thumbnails of such pictures or of another thumbnail spec, and temporary
-  /// files a crash left behind. Paths relative to the library folder, in name order.
+  /// no review uses, thumbnails and display renditions of such pictures, thumbnails of another
+  /// spec, and temporary files a crash left behind. Paths relative to the library folder, in name order.
   public func unreferencedFiles() throws(CatalogueError) -> [String] {
     let (originals, thumbnails) = try read { () throws(CatalogueError) in
       try referencedFiles()
@@ -73,9 +73,12 @@ extension Library {
     referencedFiles(try imageRecords())
   }
 
-  /// The files `records` account for, with the current thumbnail spec.
+  /// The files `records` account for: originals, thumbnails of the current spec, and the
+  /// display renditions a server may have made (optional, so named whether made or not).
   func referencedFiles(_ records: [ImageRecord]) -> (originals: Set<String>, thumbnails: Set<String>) {
     let spec = thumbnailSpec
-    return (Set(records.map(\.originalPath)), Set(records.map { $0.thumbnailPath(spec: spec) }))
+    var thumbnails = Set(records.map { $0.thumbnailPath(spec: spec) })
+    for record in records { thumbnails.formUnion(Self.displayRenditionPaths(of: record.sha256)) }
+    return (Set(records.map(\.originalPath)), thumbnails)
   }
 }

@@ -51,6 +51,9 @@ public struct ReviewSummary: Sendable, Equatable {
   public var updated: Date
   public var imageCount: Int
   public var cover: StoredImage?
+  /// Who created and last changed it (see ``Review/createdBy``).
+  public var createdBy: String?
+  public var updatedBy: String?
 }
 
 /// A page of a list, with how many reviews match in all.
@@ -96,14 +99,14 @@ extension Library {
     -> String
   {
     if let id {
-      guard try records.insertReview(id: id, fields, created: created, updated: updated) else {
+      guard try records.insertReview(id: id, fields, created: created, updated: updated, author: author) else {
         throw .reviewExists(id: id, title: try records.reviewTitle(id: id) ?? "")
       }
       return id
     }
     for _ in 0..<8 {
       let id = randomHex(8)
-      if try records.insertReview(id: id, fields, created: created, updated: updated) { return id }
+      if try records.insertReview(id: id, fields, created: created, updated: updated, author: author) { return id }
     }
     throw .internalFailure("could not find a free review id in 8 draws; is the random generator broken?")
   }
@@ -116,7 +119,28 @@ extension Library {
     let fields = try draft.validated()
     let id = try write { () throws(CatalogueError) -> String in
       let id = try resolve(reference)
-      try records.updateReview(id: id, fields, updated: now)
+      try records.updateReview(id: id, fields, updated: now, author: author)
+      return id
+    }
+    return try review(id)
+  }
+
+  /// Changes the fields `changes` gives and keeps the others, reading and writing in one
+  /// transaction, so that a change another command made between a reader's look and this
+  /// write is never lost. The result is validated as ``create(_:now:)`` validates a draft.
+  /// Changes that change nothing leave the review (and its updated time) as it was.
+  @discardableResult
+  public func update(_ reference: String, changes: ReviewChanges, now: Date = Date()) throws(CatalogueError)
+    -> Review
+  {
+    let id = try write { () throws(CatalogueError) -> String in
+      let id = try resolve(reference)
+      guard let row = try records.review(id: id) else { throw .reviewNotFound(reference) }
+      let current = ReviewDraft(
+        title: row.title, body: row.body, rating: row.rating, category: row.category, favorite: row.favorite)
+      let changed = changes.applied(to: current)
+      guard changed != current else { return id }
+      try records.updateReview(id: id, try changed.validated(), updated: now, author: author)
       return id
     }
     return try review(id)
@@ -134,6 +158,15 @@ extension Library {
     }
     try discardFiles(of: Set(released))
     return removed
+  }
+
+  /// The categories the library's reviews use, the known kinds first in their order, then the
+  /// other labels in byte order: what a filter offers.
+  public func categoriesInUse() throws(CatalogueError) -> [Category] {
+    let used = Set(try records.categoryLabels().compactMap(Category.init(rawValue:)))
+    let known = Category.known.filter(used.contains)
+    let others = used.subtracting(known).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
+    return known + others
   }
 
   /// Refuses a category label that the library has never used and that looks like a typo of
@@ -195,7 +228,7 @@ extension Library {
         category: try RecordValue.category(row.category, of: row.id), favorite: row.favorite,
         created: try RecordValue.time(row.created, "created", of: row.id),
         updated: try RecordValue.time(row.updated, "updated", of: row.id),
-        images: try images(of: id))
+        images: try images(of: id), createdBy: row.createdBy, updatedBy: row.updatedBy)
     }
   }
 
@@ -256,7 +289,7 @@ extension Library {
             category: try RecordValue.category(row.category, of: row.id), favorite: row.favorite,
             created: try RecordValue.time(row.created, "created", of: row.id),
             updated: try RecordValue.time(row.updated, "updated", of: row.id), imageCount: row.imageCount,
-            cover: cover))
+            cover: cover, createdBy: row.createdBy, updatedBy: row.updatedBy))
       }
       return ReviewPage(reviews: reviews, total: total, offset: query.offset)
     }

@@ -22,6 +22,16 @@ public final class Library {
   public var fileSizeCap: Int { storedFileSizeCap ?? decodeOptions.pixelBudget * Self.bytesPerPixelCap }
   private var storedFileSizeCap: Int?
   static let bytesPerPixelCap = 4
+  /// What Argon2id spends on each password hash; a library setting (`password_ops`,
+  /// `password_memory`). Raising it makes each sign-in store a new hash at the new cost.
+  public private(set) var passwordCost = PasswordCost.standard
+  /// Who the writes of this instance are made by: the server sets it to the signed-in
+  /// reviewer for the length of a request; the command line leaves it `nil`. Every write that
+  /// marks a review updated records it as `updated_by`; a new review records it as
+  /// `created_by` too.
+  public var author: String?
+  /// `PRAGMA data_version` when the settings were last read (see ``refreshIfChanged()``).
+  private var settingsVersion: Int?
   /// Called just before an import's records are committed; a test makes it fail to check that
   /// nothing is half-linked.
   var beforeCommitHook: (() throws(CatalogueError) -> Void)?
@@ -122,25 +132,63 @@ public final class Library {
     self.records = SQLiteRecords(database)
     self.thumbnailSpec = .default
     self.decodeOptions = DecodeOptions()
+    try loadSettings()
+  }
+
+  /// Reads the library's settings into this instance; a value no build writes is refused.
+  private func loadSettings() throws(CatalogueError) {
+    let version = try records.dataVersion()
     let settings = try records.settings()
+    var spec = ThumbnailSpec.default
+    var options = DecodeOptions()
+    var cap: Int?
+    var cost = PasswordCost.standard
     if let name = settings["thumbnail_spec"] {
-      guard let spec = ThumbnailSpec(name: name) else {
+      guard let stored = ThumbnailSpec(name: name) else {
         throw .badSetting(key: "thumbnail_spec", value: name)
       }
-      thumbnailSpec = spec
+      spec = stored
     }
     if let budget = settings["pixel_budget"] {
       guard let pixels = Int(budget), pixels > 0 else {
         throw .badSetting(key: "pixel_budget", value: budget)
       }
-      decodeOptions.pixelBudget = pixels
+      options.pixelBudget = pixels
     }
-    if let cap = settings["file_size_cap"] {
-      guard let bytes = Int(cap), bytes > 0 else {
-        throw .badSetting(key: "file_size_cap", value: cap)
+    if let text = settings["file_size_cap"] {
+      guard let bytes = Int(text), bytes > 0 else {
+        throw .badSetting(key: "file_size_cap", value: text)
       }
-      storedFileSizeCap = bytes
+      cap = bytes
     }
+    if let text = settings["password_ops"] {
+      guard let operations = Int(text), operations >= PasswordCost.minimum.operations, operations <= 1_000 else {
+        throw .badSetting(key: "password_ops", value: text)
+      }
+      cost.operations = operations
+    }
+    if let text = settings["password_memory"] {
+      guard let bytes = Int(text), bytes >= PasswordCost.minimum.memoryBytes, bytes <= PasswordCost.maximumMemoryBytes
+      else {
+        throw .badSetting(key: "password_memory", value: text)
+      }
+      cost.memoryBytes = bytes
+    }
+    thumbnailSpec = spec
+    decodeOptions.pixelBudget = options.pixelBudget
+    storedFileSizeCap = cap
+    passwordCost = cost
+    settingsVersion = version
+  }
+
+  /// Reads the library's settings again (thumbnail spec, pixel budget, file-size cap, password
+  /// cost) when another connection or process has committed since this instance last read
+  /// them, so that a long-lived server follows `catalogue thumbnails --rebuild --size 512` at
+  /// its next request. Cheap: one pragma when nothing changed. (This instance's own changes
+  /// are in force at once.)
+  public func refreshIfChanged() throws(CatalogueError) {
+    guard try records.dataVersion() != settingsVersion else { return }
+    try loadSettings()
   }
 
   /// The schema version of the open database.
@@ -168,6 +216,18 @@ public final class Library {
     decodeOptions.pixelBudget = pixels
   }
 
+  /// Changes what Argon2id spends on each password hash (at least ``PasswordCost/minimum``).
+  /// Stored hashes keep their cost until their reviewer next signs in, when
+  /// ``verifyPassword(name:password:now:)`` stores a new one.
+  public func setPasswordCost(_ cost: PasswordCost) throws(CatalogueError) {
+    guard cost.problems.isEmpty else { throw .invalidArgument(cost.problems.joined(separator: "; ")) }
+    try write { () throws(CatalogueError) in
+      try records.saveSetting("password_ops", String(cost.operations))
+      try records.saveSetting("password_memory", String(cost.memoryBytes))
+    }
+    passwordCost = cost
+  }
+
   /// Changes the largest file (in bytes) an import reads.
   public func setFileSizeCap(_ bytes: Int) throws(CatalogueError) {
     guard bytes > 0 else { throw .invalidArgument("the file-size cap must be positive, not \(bytes)") }
@@ -177,9 +237,10 @@ public final class Library {
     storedFileSizeCap = bytes
   }
 
-  /// Reads a picture a user named for import, within the library's limits.
-  func readInput(_ source: String) throws(CatalogueError) -> [UInt8] {
-    try InputFile.readPicture(source, sizeCap: fileSizeCap, pixelBudget: decodeOptions.pixelBudget)
+  /// Reads a picture a user gave for import, within the library's limits; messages name it
+  /// `name` (what the user called it: an upload's file name, not its temporary path).
+  func readInput(_ source: String, named name: String) throws(CatalogueError) -> [UInt8] {
+    try InputFile.readPicture(source, named: name, sizeCap: fileSizeCap, pixelBudget: decodeOptions.pixelBudget)
   }
 
   // MARK: Plumbing

@@ -82,6 +82,42 @@ enum Schema {
     // before colour management have none: check names them and repair records it (and remakes
     // their thumbnails, which were made without the profile).
     Migration(version: 2, sql: "ALTER TABLE images ADD COLUMN color_space TEXT CHECK (length(color_space) > 0);"),
+    // Reviewers who sign in to `catalogue serve`, their browser sessions and API tokens, and
+    // who wrote each review. Session ids and tokens are kept only as SHA-256 digests (the
+    // digest is the key: a lookup compares no secret). A name matches in any ASCII case, and
+    // keeps the case it was given. Reviews name their authors as text, with no foreign key:
+    // removing a reviewer keeps the name on what they wrote.
+    Migration(
+      version: 3,
+      sql: """
+        CREATE TABLE users (
+          name TEXT PRIMARY KEY COLLATE NOCASE CHECK (length(name) BETWEEN 1 AND 64),
+          password_hash TEXT NOT NULL,
+          created TEXT NOT NULL,
+          password_changed TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE sessions (
+          id_hash TEXT PRIMARY KEY CHECK (length(id_hash) = 64),
+          user TEXT NOT NULL COLLATE NOCASE REFERENCES users (name) ON DELETE CASCADE ON UPDATE CASCADE,
+          created TEXT NOT NULL,
+          last_seen TEXT NOT NULL,
+          expires TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_user ON sessions (user);
+        CREATE INDEX sessions_expires ON sessions (expires);
+
+        CREATE TABLE tokens (
+          id_hash TEXT PRIMARY KEY CHECK (length(id_hash) = 64),
+          user TEXT NOT NULL COLLATE NOCASE REFERENCES users (name) ON DELETE CASCADE ON UPDATE CASCADE,
+          created TEXT NOT NULL,
+          last_used TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX tokens_user ON tokens (user);
+
+        ALTER TABLE reviews ADD COLUMN created_by TEXT;
+        ALTER TABLE reviews ADD COLUMN updated_by TEXT;
+        """),
   ]
 
   /// Brings `database` to the current version, one transaction a migration.

@@ -75,6 +75,18 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case interrupted
   /// libarchive failed: `operation` on `path`, with its message.
   case archive(operation: String, path: String, message: String)
+  /// A picture (by its SHA-256) that the library has no record of.
+  case imageNotInLibrary(sha256: String)
+  /// No reviewer has this name (in any case).
+  case reviewerNotFound(String)
+  /// A reviewer has this name already (`existing`, as stored: names match in any case).
+  case reviewerExists(String, existing: String)
+  /// A name that cannot be a reviewer's; `problem` says why.
+  case badReviewerName(String, problem: String)
+  /// A password that cannot be used; `problem` says why (too short, too long, a NUL).
+  case badPassword(problem: String)
+  /// libsodium could not hash a password (it needs the library's password memory at once).
+  case passwordHashFailed(memoryBytes: Int)
 
   public var description: String {
     switch self {
@@ -176,6 +188,21 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "interrupted: nothing was changed"
     case .archive(let operation, let path, let message):
       return "cannot \(operation) \(path): \(message)"
+    case .imageNotInLibrary(let sha256):
+      return "no picture \(sha256.prefix(64)) in the library: it was never imported, or was detached or removed since"
+    case .reviewerNotFound(let name):
+      return "no reviewer \(name): `catalogue user list` shows them"
+    case .reviewerExists(let name, let existing):
+      return "reviewer \(existing) exists already"
+        + (existing == name ? "" : " (names match in any case, so \(name) is taken)")
+        + ": choose another name, or `catalogue user passwd \(existing)` to change the password"
+    case .badReviewerName(let name, let problem):
+      return "\(name.isEmpty ? "an empty name" : name) is not a reviewer name: \(problem)"
+    case .badPassword(let problem):
+      return "unusable password: \(problem)"
+    case .passwordHashFailed(let memoryBytes):
+      return "cannot hash the password: Argon2id could not have the \(memoryBytes / 1_048_576) MiB it needs; "
+        + "free some memory and try again"
     }
   }
 }

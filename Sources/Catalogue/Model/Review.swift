@@ -15,10 +15,15 @@ public struct Review: Sendable, Equatable, Identifiable {
   public var updated: Date
   /// The review's images in order; the cover is marked.
   public var images: [ReviewImage]
+  /// The reviewer who created it, or `nil` when it was made from the command line (or
+  /// before the library knew reviewers). Kept when the reviewer is removed.
+  public var createdBy: String?
+  /// The reviewer who last changed it, or `nil` as for ``createdBy``.
+  public var updatedBy: String?
 
   public init(
     id: String, title: String, body: String, rating: Int, category: Category, favorite: Bool,
-    created: Date, updated: Date, images: [ReviewImage] = []
+    created: Date, updated: Date, images: [ReviewImage] = [], createdBy: String? = nil, updatedBy: String? = nil
   ) {
     self.id = id
     self.title = title
@@ -29,10 +34,47 @@ public struct Review: Sendable, Equatable, Identifiable {
     self.created = created
     self.updated = updated
     self.images = images
+    self.createdBy = createdBy
+    self.updatedBy = updatedBy
   }
 
   /// The cover image, if the review has images.
   public var cover: ReviewImage? { images.first { $0.isCover } ?? images.first }
+}
+
+/// A partial edit: the fields to change, each `nil` to keep (what `PATCH` and `catalogue edit`
+/// give). ``Library/update(_:changes:now:)`` applies it in one transaction.
+public struct ReviewChanges: Sendable, Equatable {
+  public var title: String?
+  public var body: String?
+  public var rating: Int?
+  /// The category as typed: a known kind or a custom label.
+  public var category: String?
+  public var favorite: Bool?
+
+  public init(
+    title: String? = nil, body: String? = nil, rating: Int? = nil, category: String? = nil, favorite: Bool? = nil
+  ) {
+    self.title = title
+    self.body = body
+    self.rating = rating
+    self.category = category
+    self.favorite = favorite
+  }
+
+  /// Whether it changes nothing.
+  public var isEmpty: Bool { title == nil && body == nil && rating == nil && category == nil && favorite == nil }
+
+  /// `draft` with these changes made.
+  func applied(to draft: ReviewDraft) -> ReviewDraft {
+    var result = draft
+    if let title { result.title = title }
+    if let body { result.body = body }
+    if let rating { result.rating = rating }
+    if let category { result.category = category }
+    if let favorite { result.favorite = favorite }
+    return result
+  }
 }
 
 /// A review's fields, validated: what a record holds besides its id, times and images.

@@ -19,8 +19,11 @@ protocol RecordStore: AnyObject {
 
   // Reviews
   /// Inserts a review; `false` when `id` is taken already.
-  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date) throws(CatalogueError) -> Bool
-  func updateReview(id: String, _ fields: ReviewFields, updated: Date) throws(CatalogueError)
+  /// `author` (a reviewer's name, or `nil` from the command line) is recorded as who created
+  /// and last updated it.
+  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date, author: String?)
+    throws(CatalogueError) -> Bool
+  func updateReview(id: String, _ fields: ReviewFields, updated: Date, author: String?) throws(CatalogueError)
   /// Deletes a review with its links to images.
   func deleteReview(id: String) throws(CatalogueError)
   func hasReview(id: String) throws(CatalogueError) -> Bool
@@ -42,7 +45,10 @@ protocol RecordStore: AnyObject {
   /// Adds an image record, unless the picture has one already.
   func insertImage(_ image: StoredImage) throws(CatalogueError)
   func hasImage(sha256: String) throws(CatalogueError) -> Bool
-  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?) throws(CatalogueError)
+  func imageRow(sha256: String) throws(CatalogueError) -> ImageRow?
+  /// Replaces a review's links; with `updated`, also marks the review updated then by `author`.
+  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?, author: String?)
+    throws(CatalogueError)
   /// Deletes the image records among `hashes` that no review links; their hashes.
   func deleteUnlinkedImages(_ hashes: [String]) throws(CatalogueError) -> [String]
   func setThumbnail(of sha256: String, format: ImageFormat, width: Int, height: Int) throws(CatalogueError)
@@ -50,6 +56,41 @@ protocol RecordStore: AnyObject {
   func imageRecords() throws(CatalogueError) -> [ImageRecord]
   func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool)]
   func removeBrokenLinks(dryRun: Bool) throws(CatalogueError) -> [(review: String, position: Int)]
+
+  // Reviewers, their sessions and tokens
+  /// Inserts a reviewer; `false` when the name is taken (in any case).
+  func insertUser(name: String, passwordHash: String, created: Date) throws(CatalogueError) -> Bool
+  /// The reviewer whose name matches `name` in any case.
+  func user(named name: String) throws(CatalogueError) -> UserRow?
+  /// Every reviewer with their live sessions (expiring after `now`) and tokens, by name.
+  func reviewerRows(now: Date) throws(CatalogueError) -> [ReviewerRow]
+  /// Stores the hash of a new password, changed at `changed`; `false` without such a reviewer.
+  func setPasswordHash(of name: String, _ hash: String, changed: Date) throws(CatalogueError) -> Bool
+  /// Replaces a reviewer's hash with `new` if it is still `old` (a rehash at sign-in must not
+  /// undo a password changed meanwhile); whether it did.
+  func replacePasswordHash(of name: String, _ old: String, with new: String) throws(CatalogueError) -> Bool
+  /// Deletes a reviewer with their sessions and tokens; `false` without such a reviewer.
+  func deleteUser(name: String) throws(CatalogueError) -> Bool
+  func insertSession(idHash: String, user: String, created: Date, expires: Date) throws(CatalogueError)
+  func session(idHash: String) throws(CatalogueError) -> SessionRow?
+  func renewSession(idHash: String, lastSeen: Date, expires: Date) throws(CatalogueError)
+  func deleteSession(idHash: String) throws(CatalogueError)
+  /// Deletes a reviewer's sessions; how many.
+  func deleteSessions(ofUser name: String) throws(CatalogueError) -> Int
+  /// Deletes the sessions of every reviewer that expired by `now`, or began before `startedBefore`.
+  func deleteExpiredSessions(now: Date, startedBefore: Date) throws(CatalogueError)
+  func insertToken(idHash: String, user: String, created: Date) throws(CatalogueError)
+  func token(idHash: String) throws(CatalogueError) -> TokenRow?
+  func markTokenUsed(idHash: String, at time: Date) throws(CatalogueError)
+  /// Deletes a reviewer's tokens; how many.
+  func deleteTokens(ofUser name: String) throws(CatalogueError) -> Int
+  /// Removes the sessions and tokens of reviewers that do not exist (unless `dryRun`); how many.
+  func removeOrphanAccess(dryRun: Bool) throws(CatalogueError) -> Int
+  /// Every reviewer's stored fields, for check.
+  func userRows() throws(CatalogueError) -> [UserRow]
+
+  /// A number that changes when another connection commits (`PRAGMA data_version`).
+  func dataVersion() throws(CatalogueError) -> Int
 
   // The store itself
   func integrityProblems(quick: Bool) throws(CatalogueError) -> [String]
@@ -68,6 +109,8 @@ struct ReviewRow {
   var favorite: Bool
   var created: String
   var updated: String
+  var createdBy: String?
+  var updatedBy: String?
 }
 
 /// A list row, as stored.
@@ -81,6 +124,8 @@ struct SummaryRow {
   var updated: String
   var imageCount: Int
   var cover: ImageRow?
+  var createdBy: String?
+  var updatedBy: String?
 }
 
 /// An image record's fields, as stored.
@@ -97,4 +142,37 @@ struct ImageRow {
   var imported: String
   /// `nil` for images recorded before schema 2.
   var colorSpace: String?
+}
+
+/// A reviewer's record, as stored.
+struct UserRow {
+  var name: String
+  var passwordHash: String
+  var created: String
+  var passwordChanged: String
+}
+
+/// A reviewer as `user list` shows them, as stored.
+struct ReviewerRow {
+  var name: String
+  var created: String
+  var passwordChanged: String
+  var sessions: Int
+  var tokens: Int
+  /// The latest session use or token use, if any.
+  var lastSeen: String?
+}
+
+/// A browser session's record, as stored.
+struct SessionRow {
+  var user: String
+  var created: String
+  var lastSeen: String
+  var expires: String
+}
+
+/// An API token's record, as stored.
+struct TokenRow {
+  var user: String
+  var lastUsed: String?
 }

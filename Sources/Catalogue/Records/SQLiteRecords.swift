@@ -72,16 +72,19 @@ final class SQLiteRecords: RecordStore {
   // MARK: Reviews
 
   /// Inserts a review; `false` when `id` is taken already.
-  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date) throws(CatalogueError) -> Bool {
+  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date, author: String?)
+    throws(CatalogueError) -> Bool
+  {
     do {
       try database.run(
         """
-        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, created_by, updated_by)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
           .text(id), .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
           SQLValue(fields.favorite), .text(DateText.format(created)), .text(DateText.format(updated)),
+          SQLValue(author), SQLValue(author),
         ])
       return true
     } catch  where error.isConstraintViolation && reviewExists(id) {
@@ -91,13 +94,16 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
-  func updateReview(id: String, _ fields: ReviewFields, updated: Date) throws(CatalogueError) {
+  func updateReview(id: String, _ fields: ReviewFields, updated: Date, author: String?) throws(CatalogueError) {
     try sql { () throws(DatabaseError) in
       try database.run(
-        "UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, updated = ? WHERE id = ?",
+        """
+        UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, updated = ?, updated_by = ?
+        WHERE id = ?
+        """,
         [
           .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
-          SQLValue(fields.favorite), .text(DateText.format(updated)), .text(id),
+          SQLValue(fields.favorite), .text(DateText.format(updated)), SQLValue(author), .text(id),
         ])
     }
   }
@@ -150,27 +156,15 @@ final class SQLiteRecords: RecordStore {
 
   func review(id: String) throws(CatalogueError) -> ReviewRow? {
     try sql { () throws(DatabaseError) in
-      try database.query(
-        "SELECT id, title, body, rating, category, favorite, created, updated FROM reviews WHERE id = ?", [.text(id)]
-      ) { row in
-        ReviewRow(
-          id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
-          favorite: row.bool(5), created: row.text(6), updated: row.text(7))
-      }.first
+      try database.query("SELECT \(Self.reviewColumns) FROM reviews WHERE id = ?", [.text(id)]) { ReviewRow($0) }
+        .first
     }
   }
 
   /// Every review, in id order.
   func allReviews() throws(CatalogueError) -> [ReviewRow] {
     try sql { () throws(DatabaseError) in
-      try database.query(
-        "SELECT id, title, body, rating, category, favorite, created, updated FROM reviews ORDER BY id"
-      ) {
-        row in
-        ReviewRow(
-          id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
-          favorite: row.bool(5), created: row.text(6), updated: row.text(7))
-      }
+      try database.query("SELECT \(Self.reviewColumns) FROM reviews ORDER BY id") { ReviewRow($0) }
     }
   }
 
@@ -253,7 +247,7 @@ final class SQLiteRecords: RecordStore {
         """
         SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
           (SELECT count(*) FROM review_images n WHERE n.review = r.id),
-          \(Self.imageColumns)
+          \(Self.imageColumns), r.created_by, r.updated_by
         FROM reviews r
         LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
         LEFT JOIN images i ON i.sha256 = c.image
@@ -265,7 +259,8 @@ final class SQLiteRecords: RecordStore {
           SummaryRow(
             id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
             created: row.text(6), updated: row.text(7), imageCount: row.int(8),
-            cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9))
+            cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), createdBy: row.optionalText(20),
+            updatedBy: row.optionalText(21))
         )
       }
       let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -274,6 +269,8 @@ final class SQLiteRecords: RecordStore {
   }
 
   // MARK: Images and links
+
+  static let reviewColumns = "id, title, body, rating, category, favorite, created, updated, created_by, updated_by"
 
   static let imageColumns =
     "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
@@ -315,9 +312,19 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  func imageRow(sha256: String) throws(CatalogueError) -> ImageRow? {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT \(Self.imageColumns) FROM images i WHERE i.sha256 = ?", [.text(sha256)]) {
+        ImageRow($0, from: 0)
+      }.first
+    }
+  }
+
   /// Replaces a review's links with `hashes` in order, `cover` the one marked, and sets its
   /// updated time when `updated` is given.
-  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?) throws(CatalogueError) {
+  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?, author: String?)
+    throws(CatalogueError)
+  {
     try sql { () throws(DatabaseError) in
       try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
       for (index, hash) in hashes.enumerated() {
@@ -326,7 +333,9 @@ final class SQLiteRecords: RecordStore {
           [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == cover)])
       }
       if let updated {
-        try database.run("UPDATE reviews SET updated = ? WHERE id = ?", [.text(DateText.format(updated)), .text(id)])
+        try database.run(
+          "UPDATE reviews SET updated = ?, updated_by = ? WHERE id = ?",
+          [.text(DateText.format(updated)), SQLValue(author), .text(id)])
       }
     }
   }
@@ -402,6 +411,175 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  // MARK: Reviewers, sessions and tokens
+
+  func insertUser(name: String, passwordHash: String, created: Date) throws(CatalogueError) -> Bool {
+    do {
+      let time = DateText.format(created)
+      try database.run(
+        "INSERT INTO users (name, password_hash, created, password_changed) VALUES (?, ?, ?, ?)",
+        [.text(name), .text(passwordHash), .text(time), .text(time)])
+      return true
+    } catch  where error.isConstraintViolation && (try? user(named: name)) != nil {
+      return false
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  func user(named name: String) throws(CatalogueError) -> UserRow? {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT name, password_hash, created, password_changed FROM users WHERE name = ?", [.text(name)]
+      ) { UserRow(name: $0.text(0), passwordHash: $0.text(1), created: $0.text(2), passwordChanged: $0.text(3)) }
+      .first
+    }
+  }
+
+  func userRows() throws(CatalogueError) -> [UserRow] {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT name, password_hash, created, password_changed FROM users ORDER BY name") {
+        UserRow(name: $0.text(0), passwordHash: $0.text(1), created: $0.text(2), passwordChanged: $0.text(3))
+      }
+    }
+  }
+
+  func reviewerRows(now: Date) throws(CatalogueError) -> [ReviewerRow] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        """
+        SELECT u.name, u.created, u.password_changed,
+          (SELECT count(*) FROM sessions s WHERE s.user = u.name AND s.expires > ?),
+          (SELECT count(*) FROM tokens t WHERE t.user = u.name),
+          max(
+            coalesce((SELECT max(s.last_seen) FROM sessions s WHERE s.user = u.name), ''),
+            coalesce((SELECT max(t.last_used) FROM tokens t WHERE t.user = u.name), ''))
+        FROM users u ORDER BY u.name
+        """, [.text(DateText.format(now))]
+      ) { row in
+        let seen = row.text(5)
+        return ReviewerRow(
+          name: row.text(0), created: row.text(1), passwordChanged: row.text(2), sessions: row.int(3),
+          tokens: row.int(4), lastSeen: seen.isEmpty ? nil : seen)
+      }
+    }
+  }
+
+  func setPasswordHash(of name: String, _ hash: String, changed: Date) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE users SET password_hash = ?, password_changed = ? WHERE name = ?",
+        [.text(hash), .text(DateText.format(changed)), .text(name)])
+      return database.changes > 0
+    }
+  }
+
+  func replacePasswordHash(of name: String, _ old: String, with new: String) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE users SET password_hash = ? WHERE name = ? AND password_hash = ?",
+        [.text(new), .text(name), .text(old)])
+      return database.changes > 0
+    }
+  }
+
+  func deleteUser(name: String) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM users WHERE name = ?", [.text(name)])
+      return database.changes > 0
+    }
+  }
+
+  func insertSession(idHash: String, user: String, created: Date, expires: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      let time = DateText.format(created)
+      try database.run(
+        "INSERT INTO sessions (id_hash, user, created, last_seen, expires) VALUES (?, ?, ?, ?, ?)",
+        [.text(idHash), .text(user), .text(time), .text(time), .text(DateText.format(expires))])
+    }
+  }
+
+  func session(idHash: String) throws(CatalogueError) -> SessionRow? {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT user, created, last_seen, expires FROM sessions WHERE id_hash = ?", [.text(idHash)]
+      ) { SessionRow(user: $0.text(0), created: $0.text(1), lastSeen: $0.text(2), expires: $0.text(3)) }.first
+    }
+  }
+
+  func renewSession(idHash: String, lastSeen: Date, expires: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE sessions SET last_seen = ?, expires = ? WHERE id_hash = ?",
+        [.text(DateText.format(lastSeen)), .text(DateText.format(expires)), .text(idHash)])
+    }
+  }
+
+  func deleteSession(idHash: String) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in try database.run("DELETE FROM sessions WHERE id_hash = ?", [.text(idHash)]) }
+  }
+
+  func deleteSessions(ofUser name: String) throws(CatalogueError) -> Int {
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM sessions WHERE user = ?", [.text(name)])
+      return database.changes
+    }
+  }
+
+  func deleteExpiredSessions(now: Date, startedBefore: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "DELETE FROM sessions WHERE expires <= ? OR created <= ?",
+        [.text(DateText.format(now)), .text(DateText.format(startedBefore))])
+    }
+  }
+
+  func insertToken(idHash: String, user: String, created: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "INSERT INTO tokens (id_hash, user, created, last_used) VALUES (?, ?, ?, NULL)",
+        [.text(idHash), .text(user), .text(DateText.format(created))])
+    }
+  }
+
+  func token(idHash: String) throws(CatalogueError) -> TokenRow? {
+    try sql { () throws(DatabaseError) in
+      try database.query("SELECT user, last_used FROM tokens WHERE id_hash = ?", [.text(idHash)]) {
+        TokenRow(user: $0.text(0), lastUsed: $0.optionalText(1))
+      }.first
+    }
+  }
+
+  func markTokenUsed(idHash: String, at time: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE tokens SET last_used = ? WHERE id_hash = ?", [.text(DateText.format(time)), .text(idHash)])
+    }
+  }
+
+  func deleteTokens(ofUser name: String) throws(CatalogueError) -> Int {
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM tokens WHERE user = ?", [.text(name)])
+      return database.changes
+    }
+  }
+
+  func removeOrphanAccess(dryRun: Bool) throws(CatalogueError) -> Int {
+    try sql { () throws(DatabaseError) in
+      var count = 0
+      for table in ["sessions", "tokens"] {
+        let condition = "user NOT IN (SELECT name FROM users)"
+        count += try database.query("SELECT count(*) FROM \(table) WHERE \(condition)") { $0.int(0) }.first ?? 0
+        if !dryRun { try database.run("DELETE FROM \(table) WHERE \(condition)") }
+      }
+      return count
+    }
+  }
+
+  func dataVersion() throws(CatalogueError) -> Int {
+    try sql { () throws(DatabaseError) in try database.query("PRAGMA data_version") { $0.int(0) }.first ?? 0 }
+  }
+
   // MARK: The database itself
 
   /// What SQLite's integrity check (or quick check) reports besides "ok".
@@ -431,6 +609,16 @@ final class SQLiteRecords: RecordStore {
 
   func rebuildSearchIndex() throws(CatalogueError) {
     try sql { () throws(DatabaseError) in try database.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')") }
+  }
+}
+
+extension ReviewRow {
+  /// Reads the `reviewColumns`.
+  init(_ row: Statement) {
+    self.init(
+      id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
+      favorite: row.bool(5), created: row.text(6), updated: row.text(7), createdBy: row.optionalText(8),
+      updatedBy: row.optionalText(9))
   }
 }
 

@@ -1,0 +1,413 @@
+public import Foundation
+import Synchronization
+
+/// A reviewer: someone who signs in to `catalogue serve` to write.
+public struct Reviewer: Sendable, Equatable {
+  /// The name as stored (names match in any ASCII case).
+  public var name: String
+  public var created: Date
+  public var passwordChanged: Date
+  /// Sessions that have not expired.
+  public var sessions: Int
+  public var tokens: Int
+  /// The latest use of a session or a token, if any.
+  public var lastSeen: Date?
+
+  public init(
+    name: String, created: Date, passwordChanged: Date, sessions: Int, tokens: Int, lastSeen: Date?
+  ) {
+    self.name = name
+    self.created = created
+    self.passwordChanged = passwordChanged
+    self.sessions = sessions
+    self.tokens = tokens
+    self.lastSeen = lastSeen
+  }
+}
+
+/// A signed-in browser session as the server sees it.
+public struct SessionGrant: Sendable, Equatable {
+  /// The cookie value: 256 random bits, base64url without padding (43 characters). The library
+  /// keeps only its SHA-256.
+  public var secret: String
+  /// The reviewer's name as stored.
+  public var reviewer: String
+  /// When the session ends unless used again: the idle expiry, or the end of its absolute
+  /// lifetime when that comes first.
+  public var expires: Date
+
+  public init(secret: String, reviewer: String, expires: Date) {
+    self.secret = secret
+    self.reviewer = reviewer
+    self.expires = expires
+  }
+}
+
+/// How long sessions live.
+public struct SessionPolicy: Sendable, Equatable {
+  /// A session unused for this long has expired.
+  public var idle: TimeInterval
+  /// A session this old has expired, however much it is used: a stolen cookie does not live
+  /// for ever.
+  public var lifetime: TimeInterval
+  /// A session's last use and expiry are written at most this often (a page view is not a
+  /// database write).
+  public var renewAfter: TimeInterval
+
+  /// 7 days idle, 30 days in all, renewed at most once an hour.
+  public static let standard = SessionPolicy(idle: 7 * 86_400, lifetime: 30 * 86_400, renewAfter: 3_600)
+
+  public init(idle: TimeInterval, lifetime: TimeInterval, renewAfter: TimeInterval) {
+    self.idle = idle
+    self.lifetime = lifetime
+    self.renewAfter = renewAfter
+  }
+}
+
+/// What Argon2id spends on one password hash: passes over memory, and the memory. A library
+/// setting; the higher, the more a stolen database costs to attack, and the longer a sign-in
+/// takes (about 0.1 s at the standard cost).
+public struct PasswordCost: Sendable, Equatable {
+  /// Passes over the memory (libsodium's `opslimit`).
+  public var operations: Int
+  /// The memory in bytes (libsodium's `memlimit`).
+  public var memoryBytes: Int
+
+  public init(operations: Int, memoryBytes: Int) {
+    self.operations = operations
+    self.memoryBytes = memoryBytes
+  }
+
+  /// libsodium's interactive preset: 2 passes over 64 MiB.
+  public static let standard: PasswordCost = {
+    let preset = Sodium.interactiveCost
+    return PasswordCost(operations: preset.operations, memoryBytes: preset.memoryBytes)
+  }()
+
+  /// The least a library accepts: OWASP's Argon2id minimum, 2 passes over 19 MiB.
+  public static let minimum = PasswordCost(operations: 2, memoryBytes: 19 * 1_048_576)
+
+  /// The most memory a library setting may ask for: every sign-in needs it at once.
+  static let maximumMemoryBytes = 4_096 * 1_048_576
+
+  /// Problems with the cost, empty when it is usable.
+  public var problems: [String] {
+    var problems: [String] = []
+    if !(Self.minimum.operations...1_000).contains(operations) {
+      problems.append("password hashing passes \(operations) are outside \(Self.minimum.operations)–1000")
+    }
+    if !(Self.minimum.memoryBytes...Self.maximumMemoryBytes).contains(memoryBytes) {
+      problems.append(
+        "password hashing memory \(memoryBytes) bytes is outside 19 MiB–\(Self.maximumMemoryBytes / 1_048_576) MiB")
+    }
+    return problems
+  }
+}
+
+/// Random secrets for the server (CSRF tokens, say) and the one way to compare them.
+public enum Secrets {
+  /// 256 random bits, base64url without padding: 43 characters safe in a cookie, a form or a
+  /// URL.
+  public static func make() -> String { Sodium.base64(Sodium.randomBytes(32), .urlSafe) }
+
+  /// Whether two secrets are the same, in a time that does not depend on where they differ
+  /// (`==` stops at the first difference, which an attacker can time).
+  public static func equal(_ a: String, _ b: String) -> Bool {
+    Sodium.constantTimeEqual(Array(a.utf8), Array(b.utf8))
+  }
+}
+
+extension Library {
+  /// The fewest characters a password may have.
+  public static let minimumPasswordCharacters = 8
+  /// The most bytes (UTF-8) a password may have.
+  public static let maximumPasswordBytes = 1024
+  /// The most characters a reviewer's name may have.
+  public static let maximumNameLength = 64
+  /// What starts every API token.
+  public static let tokenPrefix = "cat_"
+  /// A token's use is written at most this often.
+  static let tokenUseInterval: TimeInterval = 60
+
+  // MARK: Reviewers
+
+  /// Adds a reviewer with a password (hashed with Argon2id at the library's
+  /// ``passwordCost``; the password itself is kept nowhere). A name taken in any case is
+  /// refused.
+  public func addReviewer(_ name: String, password: String, now: Date = Date()) throws(CatalogueError) {
+    try Self.checkName(name)
+    let hash = try hashPassword(password)
+    try write { () throws(CatalogueError) in
+      guard try records.insertUser(name: name, passwordHash: hash, created: now) else {
+        throw .reviewerExists(name, existing: try records.user(named: name)?.name ?? name)
+      }
+    }
+  }
+
+  /// Gives a reviewer a new password, and ends their sessions (a browser signed in with the
+  /// old one must sign in again). Their API tokens stay.
+  public func setPassword(of name: String, to password: String, now: Date = Date()) throws(CatalogueError) {
+    guard let user = try records.user(named: name) else { throw .reviewerNotFound(name) }
+    let hash = try hashPassword(password)
+    try write { () throws(CatalogueError) in
+      guard try records.setPasswordHash(of: user.name, hash, changed: now) else { throw .reviewerNotFound(name) }
+      _ = try records.deleteSessions(ofUser: user.name)
+    }
+  }
+
+  /// Removes the reviewer with their sessions and tokens; reviews keep the name in their
+  /// `created_by` and `updated_by`.
+  public func removeReviewer(_ name: String) throws(CatalogueError) {
+    try write { () throws(CatalogueError) in
+      guard try records.deleteUser(name: name) else { throw .reviewerNotFound(name) }
+    }
+  }
+
+  /// Every reviewer, by name, with their live sessions and tokens.
+  public func reviewers(now: Date = Date()) throws(CatalogueError) -> [Reviewer] {
+    var result: [Reviewer] = []
+    for row in try records.reviewerRows(now: now) {
+      result.append(
+        Reviewer(
+          name: row.name, created: try Self.time(row.created, "created", of: row.name),
+          passwordChanged: try Self.time(row.passwordChanged, "password change", of: row.name),
+          sessions: row.sessions, tokens: row.tokens,
+          lastSeen: try row.lastSeen.map { (text) throws(CatalogueError) in
+            try Self.time(text, "last use", of: row.name)
+          }
+        ))
+    }
+    return result
+  }
+
+  /// The reviewer `name` names (in any case), or `nil`.
+  public func reviewer(named name: String, now: Date = Date()) throws(CatalogueError) -> Reviewer? {
+    guard let user = try records.user(named: name) else { return nil }
+    return try reviewers(now: now).first { $0.name == user.name }
+  }
+
+  // MARK: Tokens
+
+  /// A new API token for `name`, for scripts (`Authorization: Bearer …`): returned once,
+  /// stored only as its SHA-256. "cat_" and 43 base64url characters (256 random bits).
+  public func newToken(for name: String, now: Date = Date()) throws(CatalogueError) -> String {
+    let token = Self.tokenPrefix + Sodium.base64(Sodium.randomBytes(32), .urlSafe)
+    try write { () throws(CatalogueError) in
+      guard let user = try records.user(named: name) else { throw .reviewerNotFound(name) }
+      try records.insertToken(idHash: Self.digest(token), user: user.name, created: now)
+    }
+    return token
+  }
+
+  /// Revokes every token of `name`; how many there were.
+  public func revokeTokens(of name: String) throws(CatalogueError) -> Int {
+    try write { () throws(CatalogueError) -> Int in
+      guard let user = try records.user(named: name) else { throw .reviewerNotFound(name) }
+      return try records.deleteTokens(ofUser: user.name)
+    }
+  }
+
+  /// The reviewer a bearer token names, or `nil` (a malformed token is simply none). Records
+  /// its use, at most once a minute.
+  public func reviewer(forToken token: String, now: Date = Date()) throws(CatalogueError) -> String? {
+    guard Self.isToken(token) else { return nil }
+    // The digest is the key: the lookup compares no secret.
+    let digest = Self.digest(token)
+    guard let row = try records.token(idHash: digest) else { return nil }
+    let lastUsed = row.lastUsed.flatMap(DateText.parse)
+    if lastUsed.map({ abs(now.timeIntervalSince($0)) >= Self.tokenUseInterval }) ?? true {
+      try write(interruptible: false) { () throws(CatalogueError) in
+        try records.markTokenUsed(idHash: digest, at: now)
+      }
+    }
+    return row.user
+  }
+
+  // MARK: Signing in
+
+  /// Checks a sign-in. An unknown name costs the same time as a wrong password: a dummy hash
+  /// with the library's parameters is verified instead. On success, when the stored hash was
+  /// made with other parameters than the library's ``passwordCost`` (it was raised, say), a
+  /// new hash is stored. Returns the reviewer's stored name, or `nil` for a wrong name or
+  /// password.
+  ///
+  /// Slow on purpose (Argon2id, about 0.1 s at the standard cost): callers run it off
+  /// latency-sensitive threads.
+  public func verifyPassword(name: String, password: String, now: Date = Date()) throws(CatalogueError) -> String? {
+    let bytes = Array(password.utf8)
+    // No stored password is longer, whoever asks: refused before any work.
+    guard bytes.count <= Self.maximumPasswordBytes else { return nil }
+    let cost = passwordCost
+    // A name that cannot be stored is as unknown as any other.
+    let user = Self.nameProblem(name) == nil ? try records.user(named: name) : nil
+    guard let user else {
+      _ = Sodium.verifyPassword(bytes, hash: Self.dummyHash(cost))
+      return nil
+    }
+    guard Sodium.verifyPassword(bytes, hash: user.passwordHash) else { return nil }
+    if Sodium.needsRehash(user.passwordHash, operations: cost.operations, memoryBytes: cost.memoryBytes),
+      let fresh = Sodium.hashPassword(bytes, operations: cost.operations, memoryBytes: cost.memoryBytes)
+    {
+      try write(interruptible: false) { () throws(CatalogueError) in
+        // Only if the password was not changed since it was read.
+        _ = try records.replacePasswordHash(of: user.name, user.passwordHash, with: fresh)
+      }
+    }
+    return user.name
+  }
+
+  /// Starts a session for `reviewer` with a new random secret (a sign-in never reuses an
+  /// id), and deletes the expired sessions of every reviewer while at it.
+  public func startSession(for reviewer: String, policy: SessionPolicy = .standard, now: Date = Date())
+    throws(CatalogueError) -> SessionGrant
+  {
+    let secret = Secrets.make()
+    let expires = Self.stored(now.addingTimeInterval(min(policy.idle, policy.lifetime)))
+    let name = try write(interruptible: false) { () throws(CatalogueError) -> String in
+      guard let user = try records.user(named: reviewer) else { throw .reviewerNotFound(reviewer) }
+      try records.deleteExpiredSessions(now: now, startedBefore: now.addingTimeInterval(-policy.lifetime))
+      try records.insertSession(idHash: Self.digest(secret), user: user.name, created: now, expires: expires)
+      return user.name
+    }
+    return SessionGrant(secret: secret, reviewer: name, expires: expires)
+  }
+
+  /// The session a cookie's secret names, if it is live. When `renewAfter` has passed since it
+  /// was last written, its last use and expiry are written again (sliding: an idle expiry from
+  /// now, within its lifetime) and `renewed` is `true`: the caller sends the cookie again with
+  /// the new expiry. A malformed secret is simply no session; an expired one is deleted when
+  /// met.
+  public func session(secret: String, policy: SessionPolicy = .standard, now: Date = Date())
+    throws(CatalogueError) -> (grant: SessionGrant, renewed: Bool)?
+  {
+    guard Self.isSecret(secret) else { return nil }
+    // The digest is the key: the lookup compares no secret.
+    let digest = Self.digest(secret)
+    guard let row = try records.session(idHash: digest) else { return nil }
+    guard let created = DateText.parse(row.created), let lastSeen = DateText.parse(row.lastSeen),
+      let expires = DateText.parse(row.expires)
+    else {
+      // A record no build writes is no session.
+      try write(interruptible: false) { () throws(CatalogueError) in try records.deleteSession(idHash: digest) }
+      return nil
+    }
+    let end = created.addingTimeInterval(policy.lifetime)
+    guard now < expires && now < end else {
+      try write(interruptible: false) { () throws(CatalogueError) in try records.deleteSession(idHash: digest) }
+      return nil
+    }
+    guard now.timeIntervalSince(lastSeen) >= policy.renewAfter else {
+      return (SessionGrant(secret: secret, reviewer: row.user, expires: min(expires, end)), false)
+    }
+    let renewed = Self.stored(min(now.addingTimeInterval(policy.idle), end))
+    try write(interruptible: false) { () throws(CatalogueError) in
+      try records.renewSession(idHash: digest, lastSeen: now, expires: renewed)
+    }
+    return (SessionGrant(secret: secret, reviewer: row.user, expires: renewed), true)
+  }
+
+  /// Ends the session a cookie's secret names (signing out); nothing when there is none.
+  public func endSession(secret: String) throws(CatalogueError) {
+    guard Self.isSecret(secret) else { return }
+    try write(interruptible: false) { () throws(CatalogueError) in
+      try records.deleteSession(idHash: Self.digest(secret))
+    }
+  }
+
+  // MARK: Rules
+
+  /// Why `name` cannot be a reviewer's name, or `nil` when it can: 1 to 64 ASCII letters,
+  /// digits, `.`, `_` and `-`, starting with a letter or digit. ASCII only, because names
+  /// match in any case and SQLite folds the case of ASCII letters alone.
+  public static func nameProblem(_ name: String) -> String? {
+    let bytes = Array(name.utf8)
+    func isAlphanumeric(_ byte: UInt8) -> Bool {
+      (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+    }
+    if bytes.isEmpty { return "give 1 to \(maximumNameLength) letters, digits, '.', '_' or '-'" }
+    if bytes.count > maximumNameLength { return "it is \(bytes.count) characters long, over \(maximumNameLength)" }
+    guard
+      bytes.allSatisfy({
+        isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+      })
+    else { return "use only ASCII letters, digits, '.', '_' and '-'" }
+    guard isAlphanumeric(bytes[0]) else { return "it must start with a letter or a digit" }
+    return nil
+  }
+
+  static func checkName(_ name: String) throws(CatalogueError) {
+    if let problem = nameProblem(name) { throw .badReviewerName(name, problem: problem) }
+  }
+
+  /// Why `password` cannot be used, or `nil` when it can: at least 8 characters, at most 1024
+  /// bytes, no NUL (which C would take for its end).
+  public static func passwordProblem(_ password: String) -> String? {
+    let bytes = password.utf8
+    if bytes.contains(0) { return "it holds a NUL character" }
+    let characters = password.count
+    if characters < minimumPasswordCharacters {
+      return "it has \(characters) character\(characters == 1 ? "" : "s"); give at least \(minimumPasswordCharacters)"
+    }
+    if bytes.count > maximumPasswordBytes {
+      return "it is \(bytes.count) bytes long; give at most \(maximumPasswordBytes)"
+    }
+    return nil
+  }
+
+  /// The Argon2id hash of a new password, at the library's cost; the password is checked
+  /// first.
+  private func hashPassword(_ password: String) throws(CatalogueError) -> String {
+    if let problem = Self.passwordProblem(password) { throw .badPassword(problem: problem) }
+    let cost = passwordCost
+    guard
+      let hash = Sodium.hashPassword(Array(password.utf8), operations: cost.operations, memoryBytes: cost.memoryBytes)
+    else { throw .passwordHashFailed(memoryBytes: cost.memoryBytes) }
+    return hash
+  }
+
+  /// Dummy hashes by cost: well-formed Argon2id strings with random salt and output, which
+  /// verify no password but cost as much to try. Made without hashing (nothing to wait for).
+  private static let dummyHashes = Mutex<[PasswordCost: String]>([:])
+
+  /// The dummy hash that an unknown name's password is verified against.
+  static func dummyHash(_ cost: PasswordCost) -> String {
+    dummyHashes.withLock { cache in
+      if let hash = cache[cost] { return hash }
+      let hash =
+        "$argon2id$v=19$m=\(cost.memoryBytes / 1024),t=\(cost.operations),p=1$"
+        + Sodium.base64(Sodium.randomBytes(16), .original) + "$" + Sodium.base64(Sodium.randomBytes(32), .original)
+      cache[cost] = hash
+      return hash
+    }
+  }
+
+  /// The SHA-256 a session secret or token is stored as.
+  static func digest(_ secret: String) -> String { SHA256.hex(Array(secret.utf8)) }
+
+  /// Whether `text` has the shape of a session secret: 43 base64url characters.
+  static func isSecret(_ text: some StringProtocol) -> Bool {
+    text.utf8.count == 43 && text.utf8.allSatisfy(isBase64URL)
+  }
+
+  /// Whether `text` has the shape of an API token: "cat_" and 43 base64url characters.
+  static func isToken(_ text: String) -> Bool {
+    text.hasPrefix(tokenPrefix) && isSecret(text.dropFirst(tokenPrefix.count))
+  }
+
+  private static func isBase64URL(_ byte: UInt8) -> Bool {
+    (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == UInt8(ascii: "-")
+      || byte == UInt8(ascii: "_")
+  }
+
+  /// `date` as the records keep it (to the millisecond).
+  private static func stored(_ date: Date) -> Date { DateText.parse(DateText.format(date)) ?? date }
+
+  private static func time(_ text: String, _ field: String, of name: String) throws(CatalogueError) -> Date {
+    guard let date = DateText.parse(text) else {
+      throw .damagedRecord("reviewer \(name)", problem: "\(field) time \"\(text)\" is not a time")
+    }
+    return date
+  }
+}
+
+extension PasswordCost: Hashable {}

@@ -1,0 +1,285 @@
+import Foundation
+import ImagePipeline
+
+/// The JSON the catalogue writes for scripts: `--json` on the command line and the server's
+/// API give these same shapes. Times are UTC, ISO 8601 with milliseconds; paths are relative
+/// to the library folder; keys are sorted.
+public enum JSONShape {
+  /// Where a picture's files are served, for the API (the command line gives none).
+  public struct ImageURLs: Encodable, Sendable, Equatable {
+    public var original: String
+    public var thumbnail: String
+    /// The display rendition (longest edge 1600, JPEG or PNG) for the review page.
+    public var display: String
+
+    public init(original: String, thumbnail: String, display: String) {
+      self.original = original
+      self.thumbnail = thumbnail
+      self.display = display
+    }
+  }
+
+  /// A review's picture.
+  public struct Image: Encodable, Sendable {
+    public var position: Int
+    public var sha256: String
+    public var format: String
+    /// Upright (EXIF orientation applied).
+    public var width: Int
+    public var height: Int
+    public var orientation: Int
+    /// "Display P3", "sRGB", "untagged"…; null when recorded before colour management.
+    @NullWhenMissing public var colorSpace: String?
+    public var bytes: Int
+    public var cover: Bool
+    public var original: String
+    public var thumbnail: String
+    /// Written only when given (the API's; the command line has none).
+    public var urls: ImageURLs?
+
+    public init(_ image: ReviewImage, urls: ((StoredImage) -> ImageURLs)? = nil) {
+      position = image.position
+      sha256 = image.image.sha256
+      format = image.image.format.rawValue
+      width = image.image.width
+      height = image.image.height
+      orientation = image.image.orientation.rawValue
+      colorSpace = image.image.colorSpace
+      bytes = image.image.bytes
+      cover = image.isCover
+      original = image.image.original
+      thumbnail = image.image.thumbnail
+      self.urls = urls?(image.image)
+    }
+  }
+
+  /// A review with its pictures: what `show --json` prints and `GET /api/reviews/ID` gives.
+  public struct Review: Encodable, Sendable {
+    public var id: String
+    public var title: String
+    public var body: String
+    public var rating: Int
+    public var category: String
+    public var favorite: Bool
+    public var created: String
+    public var updated: String
+    /// The reviewer who created it; null from the command line.
+    @NullWhenMissing public var createdBy: String?
+    /// The reviewer who last changed it; null from the command line.
+    @NullWhenMissing public var updatedBy: String?
+    public var images: [Image]
+
+    public init(_ review: Catalogue.Review, urls: ((StoredImage) -> ImageURLs)? = nil) {
+      id = review.id
+      title = review.title
+      body = review.body
+      rating = review.rating
+      category = review.category.rawValue
+      favorite = review.favorite
+      created = DateText.format(review.created)
+      updated = DateText.format(review.updated)
+      createdBy = review.createdBy
+      updatedBy = review.updatedBy
+      images = review.images.map { Image($0, urls: urls) }
+    }
+  }
+
+  /// One review of a list.
+  public struct Summary: Encodable, Sendable {
+    /// A list's cover picture.
+    public struct Cover: Encodable, Sendable {
+      public var sha256: String
+      public var thumbnail: String
+      public var original: String
+      /// Written only when given.
+      public var urls: ImageURLs?
+    }
+
+    public var id: String
+    public var title: String
+    public var rating: Int
+    public var category: String
+    public var favorite: Bool
+    public var created: String
+    public var updated: String
+    @NullWhenMissing public var createdBy: String?
+    @NullWhenMissing public var updatedBy: String?
+    public var imageCount: Int
+    /// null without images.
+    @NullWhenMissing public var cover: Cover?
+
+    public init(_ summary: ReviewSummary, urls: ((StoredImage) -> ImageURLs)? = nil) {
+      id = summary.id
+      title = summary.title
+      rating = summary.rating
+      category = summary.category.rawValue
+      favorite = summary.favorite
+      created = DateText.format(summary.created)
+      updated = DateText.format(summary.updated)
+      createdBy = summary.createdBy
+      updatedBy = summary.updatedBy
+      imageCount = summary.imageCount
+      cover = summary.cover.map {
+        Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original, urls: urls?($0))
+      }
+    }
+  }
+
+  /// A page of a list: `list --json`, `GET /api/reviews`.
+  public struct Page: Encodable, Sendable {
+    public var total: Int
+    public var offset: Int
+    public var reviews: [Summary]
+
+    public init(total: Int, offset: Int, reviews: [Summary]) {
+      self.total = total
+      self.offset = offset
+      self.reviews = reviews
+    }
+
+    public init(_ page: ReviewPage, urls: ((StoredImage) -> ImageURLs)? = nil) {
+      self.init(total: page.total, offset: page.offset, reviews: page.reviews.map { Summary($0, urls: urls) })
+    }
+  }
+
+  /// A file an import could not take, and why.
+  public struct Failure: Encodable, Sendable {
+    public var file: String
+    public var error: String
+
+    public init(file: String, error: String) {
+      self.file = file
+      self.error = error
+    }
+
+    public init(_ failure: ImportFailure) { self.init(file: failure.source, error: failure.error.description) }
+  }
+
+  /// What was worked around in a picture that was taken.
+  public struct Warning: Encodable, Sendable {
+    public var file: String
+    public var warning: String
+
+    public init(file: String, warning: String) {
+      self.file = file
+      self.warning = warning
+    }
+
+    public init(_ warning: ImportWarning) { self.init(file: warning.source, warning: warning.message) }
+  }
+
+  /// An entry of a folder that was not imported, and why.
+  public struct Skipped: Encodable, Sendable {
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+      self.file = file
+      self.reason = reason
+    }
+
+    public init(_ skipped: ImportSources.Skipped) { self.init(file: skipped.path, reason: skipped.reason) }
+  }
+
+  /// What an attach did: `attach --json`, and the API's upload.
+  public struct Attach: Encodable, Sendable {
+    public var review: Review
+    public var attached: [Image]
+    public var failures: [Failure]
+    public var skipped: [Skipped]
+    public var warnings: [Warning]
+
+    public init(review: Review, attached: [Image], failures: [Failure], skipped: [Skipped], warnings: [Warning]) {
+      self.review = review
+      self.attached = attached
+      self.failures = failures
+      self.skipped = skipped
+      self.warnings = warnings
+    }
+
+    public init(
+      _ report: AttachReport, skipped: [ImportSources.Skipped] = [], urls: ((StoredImage) -> ImageURLs)? = nil
+    ) {
+      self.init(
+        review: Review(report.review, urls: urls), attached: report.attached.map { Image($0, urls: urls) },
+        failures: report.failures.map(Failure.init), skipped: skipped.map(Skipped.init),
+        warnings: report.warnings.map(Warning.init))
+    }
+  }
+
+  /// A reviewer: `user list --json`.
+  public struct Reviewer: Encodable, Sendable {
+    public var name: String
+    public var created: String
+    public var passwordChanged: String
+    /// Sessions that have not expired.
+    public var sessions: Int
+    public var tokens: Int
+    /// The latest use of a session or token; null when never.
+    @NullWhenMissing public var lastSeen: String?
+
+    public init(_ reviewer: Catalogue.Reviewer) {
+      name = reviewer.name
+      created = DateText.format(reviewer.created)
+      passwordChanged = DateText.format(reviewer.passwordChanged)
+      sessions = reviewer.sessions
+      tokens = reviewer.tokens
+      lastSeen = reviewer.lastSeen.map(DateText.format)
+    }
+  }
+
+  /// `value` as JSON for people and scripts: pretty-printed, keys sorted, slashes unescaped,
+  /// and every control character escaped (see ``escapingControls(_:)``). An encoding failure
+  /// is an error of its own, never an empty object.
+  public static func encode(_ value: some Encodable) throws(CatalogueError) -> String {
+    try encode(value, formatting: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+  }
+
+  /// The same on one line, for HTTP bodies.
+  public static func encodeCompact(_ value: some Encodable) throws(CatalogueError) -> String {
+    try encode(value, formatting: [.sortedKeys, .withoutEscapingSlashes])
+  }
+
+  private static func encode(_ value: some Encodable, formatting: JSONEncoder.OutputFormatting) throws(CatalogueError)
+    -> String
+  {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = formatting
+    let data: Data
+    do {
+      data = try encoder.encode(value)
+    } catch {
+      throw .internalFailure("cannot write the result as JSON: \(error)")
+    }
+    return escapingControls(String(decoding: data, as: UTF8.self))
+  }
+
+  /// JSON escapes U+0000–U+001F itself; DEL and the C1 controls (U+0085, U+009B: a CSI on some
+  /// terminals) are escaped here too, so that no control character reaches a terminal raw.
+  static func escapingControls(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+    var text = ""
+    for scalar in json.unicodeScalars {
+      if (0x7F...0x9F).contains(scalar.value) {
+        text += "\\u00" + String(scalar.value, radix: 16)
+      } else {
+        text.unicodeScalars.append(scalar)
+      }
+    }
+    return text
+  }
+}
+
+/// An optional that JSON writes as `null` instead of leaving its key out, so that the shape of
+/// the output stays the same for scripts.
+@propertyWrapper
+public struct NullWhenMissing<Value: Encodable & Sendable>: Encodable, Sendable {
+  public var wrappedValue: Value?
+
+  public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+  }
+}
