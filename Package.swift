@@ -12,6 +12,7 @@ let package = Package(
   products: [
     .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
     .library(name: "Catalogue", targets: ["Catalogue"]),
+    .library(name: "HTTP", targets: ["HTTP"]),
     .executable(name: "catalogue", targets: ["catalogue"]),
   ],
   targets: [
@@ -25,6 +26,8 @@ let package = Package(
     .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(
+      name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
@@ -36,6 +39,9 @@ let package = Package(
     .target(name: "CHeifShims"),
     // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
     .target(name: "CSystemShims"),
+    // libmicrohttpd's variadic calls (MHD_start_daemon, MHD_get_connection_info) and its
+    // callbacks, behind fixed C signatures.
+    .target(name: "CMicroHTTPDShims", dependencies: ["CLibMicroHTTPD"]),
 
     .target(
       name: "ImagePipeline",
@@ -46,6 +52,14 @@ let package = Package(
     .target(
       name: "Catalogue",
       dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims", "CSodium"],
+      swiftSettings: swiftSettings
+    ),
+
+    // HTTP on libmicrohttpd: requests and responses as values, routing, uploads streamed to
+    // files, limits, logging and a clean stop. Knows nothing of reviews.
+    .target(
+      name: "HTTP",
+      dependencies: ["CMicroHTTPDShims", "CLibMicroHTTPD"],
       swiftSettings: swiftSettings
     ),
 
@@ -84,6 +98,11 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: ["catalogue", "TestSupport", "ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "HTTPTests",
+      dependencies: ["HTTP", "TestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

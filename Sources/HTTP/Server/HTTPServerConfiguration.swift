@@ -1,0 +1,46 @@
+import CMicroHTTPDShims
+
+/// How an ``HTTPServer`` listens, how many threads it runs, and the limits it always sets.
+public struct HTTPServerConfiguration: Sendable {
+  public enum LogFormat: Sendable { case text, json, off }
+
+  /// IPv4 or IPv6 literal ("::1", "0.0.0.0", "::").
+  public var address: String = "127.0.0.1"
+  /// 0: any free port (see HTTPServer.port).
+  public var port: Int = 8080
+  /// libmicrohttpd's polling threads. Default: CPUs this process may run on
+  /// (sched_getaffinity), >= 1.
+  public var threads: Int
+  /// Worker pool for onWorker requests; default max(2, threads).
+  public var workers: Int
+  /// Seconds without activity before a connection is closed.
+  public var connectionTimeout: Int = 30
+  /// Seconds a client has to send its whole request head (from its connection, or for a later
+  /// request on a kept-alive connection from its request line; see ``HTTPServer``).
+  public var requestHeadTimeout: Int = 15
+  public var maximumConnections: Int = 4096
+  public var maximumConnectionsPerAddress: Int = 128
+  /// Bytes per connection for libmicrohttpd's buffers: a request head must fit in about half
+  /// (a longer one gets 431 from libmicrohttpd).
+  ///
+  /// Default 32 KiB, libmicrohttpd's own: 16 KiB for a head is twice the longest header line
+  /// nginx takes by default. libmicrohttpd zeroes the whole of it after every request, so its
+  /// size is paid in time per request and in resident memory per kept-alive connection.
+  public var connectionMemoryLimit: Int = 32 * 1024
+  public var log: LogFormat = .text
+  /// File descriptor the request log goes to.
+  public var logSink: Int32 = 2
+
+  public init() {
+    threads = Int(cmicrohttpdshims_available_cpus())
+    workers = max(2, threads)
+  }
+}
+
+/// Why a server could not start. ``description`` reads "what: why; what to do".
+public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+  /// e.g. "cannot listen on 127.0.0.1:8080: address already in use; give another --port"
+  public var description: String
+
+  init(_ description: String) { self.description = description }
+}

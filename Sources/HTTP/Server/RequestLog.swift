@@ -1,0 +1,135 @@
+/// One line per finished request, written to the log's descriptor in one `write`.
+///
+/// Text: `2026-12-02T14:29:38.123Z 127.0.0.1 GET /path?query 200 5123 1.4ms` (`0.042ms` under a
+/// millisecond), with ` aborted`
+/// at the end when the connection closed before the response was sent whole. JSON:
+/// `{"time":"…","remote":"…","method":"…","target":"…","status":200,"bytes":5123,"ms":1.412}`
+/// with `"aborted":true` likewise. Every byte of the method and the target outside printable
+/// ASCII, the space included, is written as %XX, so that a request cannot forge a line or a
+/// field; JSON escapes `"` and `\` besides. `bytes` counts the body bytes of the response (0
+/// for HEAD, 204, 304); for an aborted request, those the response held.
+struct RequestLog: Sendable {
+  let format: HTTPServerConfiguration.LogFormat
+  let sink: Int32
+
+  /// The longest target written; the rest is cut, marked with "...".
+  static let maximumTargetBytes = 2048
+
+  struct Entry {
+    var remote: String
+    var method: String
+    var target: String
+    var status: Int
+    var bytes: Int
+    var nanoseconds: Int64
+    var aborted: Bool
+  }
+
+  func write(_ entry: Entry) {
+    guard format != .off else { return }
+    var line = [UInt8]()
+    line.reserveCapacity(160 + min(entry.target.utf8.count * 3, Self.maximumTargetBytes))
+    let clock = System.wallClock()
+    switch format {
+    case .text:
+      Self.appendTime(clock, to: &line)
+      line.append(0x20)
+      line.append(contentsOf: entry.remote.utf8)
+      line.append(0x20)
+      Self.appendEscaped(entry.method.isEmpty ? "-" : entry.method, json: false, to: &line)
+      line.append(0x20)
+      Self.appendEscaped(entry.target, json: false, to: &line)
+      line.append(contentsOf: " \(entry.status) \(entry.bytes) ".utf8)
+      // One decimal from a millisecond up, as people read it; three below, where one would say 0.0.
+      Self.appendMilliseconds(entry.nanoseconds, decimals: entry.nanoseconds >= 1_000_000 ? 1 : 3, to: &line)
+      line.append(contentsOf: "ms".utf8)
+      if entry.aborted { line.append(contentsOf: " aborted".utf8) }
+    case .json:
+      line.append(contentsOf: #"{"time":""#.utf8)
+      Self.appendTime(clock, to: &line)
+      line.append(contentsOf: #"","remote":""#.utf8)
+      Self.appendEscaped(entry.remote, json: true, to: &line)
+      line.append(contentsOf: #"","method":""#.utf8)
+      Self.appendEscaped(entry.method, json: true, to: &line)
+      line.append(contentsOf: #"","target":""#.utf8)
+      Self.appendEscaped(entry.target, json: true, to: &line)
+      line.append(contentsOf: #"","status":\#(entry.status),"bytes":\#(entry.bytes),"ms":"#.utf8)
+      Self.appendMilliseconds(entry.nanoseconds, decimals: 3, to: &line)
+      if entry.aborted { line.append(contentsOf: #","aborted":true"#.utf8) }
+      line.append(UInt8(ascii: "}"))
+    case .off:
+      return
+    }
+    line.append(0x0A)
+    line.withUnsafeBytes { System.writeAll(sink, $0) }
+  }
+
+  /// `2026-12-02T14:29:38.123Z`.
+  static func appendTime(_ clock: (seconds: Int64, milliseconds: Int), to line: inout [UInt8]) {
+    let civil = Civil(seconds: clock.seconds)
+    appendDigits(civil.year, width: 4, to: &line)
+    line.append(UInt8(ascii: "-"))
+    appendDigits(civil.month, width: 2, to: &line)
+    line.append(UInt8(ascii: "-"))
+    appendDigits(civil.day, width: 2, to: &line)
+    line.append(UInt8(ascii: "T"))
+    appendDigits(civil.hour, width: 2, to: &line)
+    line.append(UInt8(ascii: ":"))
+    appendDigits(civil.minute, width: 2, to: &line)
+    line.append(UInt8(ascii: ":"))
+    appendDigits(civil.second, width: 2, to: &line)
+    line.append(UInt8(ascii: "."))
+    appendDigits(clock.milliseconds, width: 3, to: &line)
+    line.append(UInt8(ascii: "Z"))
+  }
+
+  private static func appendDigits(_ value: Int, width: Int, to line: inout [UInt8]) {
+    var divisor = 1
+    for _ in 1..<width { divisor *= 10 }
+    var rest = max(0, value)
+    if rest >= divisor * 10 {
+      line.append(contentsOf: String(rest).utf8)
+      return
+    }
+    while divisor > 0 {
+      line.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+      rest %= divisor
+      divisor /= 10
+    }
+  }
+
+  /// Milliseconds with `decimals` places, rounded.
+  private static func appendMilliseconds(_ nanoseconds: Int64, decimals: Int, to line: inout [UInt8]) {
+    var scale: Int64 = 1
+    for _ in 0..<decimals { scale *= 10 }
+    let units = (max(0, nanoseconds) * scale + 500_000) / 1_000_000
+    line.append(contentsOf: String(units / scale).utf8)
+    line.append(UInt8(ascii: "."))
+    appendDigits(Int(units % scale), width: decimals, to: &line)
+  }
+
+  /// `text` with every byte outside printable ASCII, the space included, as %XX; for JSON, `"`
+  /// and `\` escaped besides.
+  static func appendEscaped(_ text: String, json: Bool, to line: inout [UInt8]) {
+    var written = 0
+    for byte in text.utf8 {
+      if written >= maximumTargetBytes {
+        line.append(contentsOf: "...".utf8)
+        return
+      }
+      if byte <= 0x20 || byte >= 0x7F {
+        line.append(UInt8(ascii: "%"))
+        line.append(ASCII.hexDigits[Int(byte >> 4)])
+        line.append(ASCII.hexDigits[Int(byte & 0x0F)])
+        written += 3
+      } else if json && (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) {
+        line.append(UInt8(ascii: "\\"))
+        line.append(byte)
+        written += 2
+      } else {
+        line.append(byte)
+        written += 1
+      }
+    }
+  }
+}
