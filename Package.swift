@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
     .library(name: "Catalogue", targets: ["Catalogue"]),
     .library(name: "HTTP", targets: ["HTTP"]),
+    .library(name: "Server", targets: ["Server"]),
     .executable(name: "catalogue", targets: ["catalogue"]),
   ],
   targets: [
@@ -63,10 +64,18 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // The catalogue in a browser and a JSON API: pages, sign-in, handlers over the library.
+    // Knows HTTP only as the HTTP module's values, never libmicrohttpd.
+    .target(
+      name: "Server",
+      dependencies: ["HTTP", "Catalogue", "ImagePipeline"],
+      swiftSettings: swiftSettings
+    ),
+
     // The command line: argument parsing and output only.
     .executableTarget(
       name: "catalogue",
-      dependencies: ["Catalogue", "ImagePipeline"],
+      dependencies: ["Catalogue", "ImagePipeline", "HTTP", "Server"],
       swiftSettings: swiftSettings
     ),
 
@@ -103,6 +112,11 @@ let package = Package(
     .testTarget(
       name: "HTTPTests",
       dependencies: ["HTTP", "TestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "ServerTests",
+      dependencies: ["catalogue", "Server", "HTTP", "Catalogue", "ImagePipeline", "TestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -35,7 +35,7 @@ struct Command: Sendable {
 enum Commands {
   static let all: [Command] = [
     initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
-    thumbnails, export, importBundle, upgrade, user,
+    thumbnails, export, importBundle, upgrade, user, serve,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }

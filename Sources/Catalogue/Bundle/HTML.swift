@@ -1,16 +1,20 @@
 import Foundation
-import ImagePipeline
+public import ImagePipeline
 
-/// The pages of an export: one for each review, one listing them all. Plain HTML with one small
-/// inline style sheet and no script; every field is escaped, and the pages load nothing from
-/// outside their folder, so they work offline and a web server can serve them as they are.
-enum HTML {
+/// The catalogue's HTML: the pages of an export (one for each review, one listing them all) and
+/// the parts `catalogue serve` builds its pages from, so that both look the same from one
+/// source: the style sheet, a review's article, a card.
+///
+/// Export pages are plain HTML with the style sheet inline and no script; every field is
+/// escaped, and the pages load nothing from outside their folder, so they work offline and a
+/// web server can serve them as they are.
+public enum HTML {
   /// Marks the pages this program writes, so that `export --force` replaces only its own.
   static let generator = #"<meta name="generator" content="catalogue">"#
 
   /// `text` with `&`, `<`, `>`, `"` and `'` escaped: safe in element content and in quoted
   /// attribute values.
-  static func escape(_ text: String) -> String {
+  public static func escape(_ text: String) -> String {
     var result = ""
     result.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {
@@ -26,19 +30,28 @@ enum HTML {
     return result
   }
 
-  /// A picture on a page: where its original and thumbnail are, relative to the page.
-  struct Picture {
-    var original: String
+  /// A picture on a page: where its original and the picture shown (a thumbnail in an export, a
+  /// display rendition on the server) are, relative to the page.
+  public struct Picture: Sendable {
+    public var original: String
     /// The original's format: one a browser cannot show (HEIC) is linked as a download.
-    var format: ImageFormat
-    var thumbnail: String
-    var thumbnailWidth: Int
-    var thumbnailHeight: Int
+    public var format: ImageFormat
+    public var thumbnail: String
+    public var thumbnailWidth: Int
+    public var thumbnailHeight: Int
+
+    public init(original: String, format: ImageFormat, thumbnail: String, thumbnailWidth: Int, thumbnailHeight: Int) {
+      self.original = original
+      self.format = format
+      self.thumbnail = thumbnail
+      self.thumbnailWidth = thumbnailWidth
+      self.thumbnailHeight = thumbnailHeight
+    }
   }
 
   /// Whether browsers show pictures of `format` themselves: JPEG, PNG, WebP and AVIF, yes;
   /// HEIC only Safari, so it is offered as a download beside its thumbnail.
-  static func browsersShow(_ format: ImageFormat) -> Bool {
+  public static func browsersShow(_ format: ImageFormat) -> Bool {
     switch format {
     case .jpeg, .png, .webp, .avif, .gif: return true
     default: return false
@@ -46,14 +59,23 @@ enum HTML {
   }
 
   /// One review on the catalogue page.
-  struct Card {
-    var title: String
-    var rating: Int
-    var category: Category
-    var favorite: Bool
+  public struct Card: Sendable {
+    public var title: String
+    public var rating: Int
+    public var category: Category
+    public var favorite: Bool
     /// The review's page, relative to the catalogue page.
-    var page: String
-    var cover: Picture?
+    public var page: String
+    public var cover: Picture?
+
+    public init(title: String, rating: Int, category: Category, favorite: Bool, page: String, cover: Picture?) {
+      self.title = title
+      self.rating = rating
+      self.category = category
+      self.favorite = favorite
+      self.page = page
+      self.cover = cover
+    }
   }
 
   // MARK: Pages
@@ -61,8 +83,20 @@ enum HTML {
   /// The review as a reader sees it: title, stars, category, the cover, the body rendered from
   /// Markdown, and the other pictures as thumbnails linking to their originals.
   static func reviewPage(_ review: Review, pictures: [Picture], coverIndex: Int?) -> String {
+    var lines = head(title: escape(review.title))
+    lines += article(review, pictures: pictures, coverIndex: coverIndex)
+    lines += ["</body>", "</html>", ""]
+    return lines.joined(separator: "\n")
+  }
+
+  /// The review's `<article>`: title, stars, category, dates, the cover, the body rendered from
+  /// Markdown, and the other pictures, each linking to its original. `extra` goes at the end of
+  /// the header (the server's links for reviewers), as HTML.
+  public static func article(
+    _ review: Review, pictures: [Picture], coverIndex: Int?, extra: String? = nil, lazy: Bool = false
+  ) -> [String] {
     let title = escape(review.title)
-    var lines = head(title: title)
+    var lines: [String] = []
     lines.append(#"<article class="review">"#)
     lines.append("<header>")
     lines.append("<h1>\(title)</h1>")
@@ -75,6 +109,7 @@ enum HTML {
       dates += #", updated <time datetime="\#(updated)">\#(updated.prefix(10))</time>"#
     }
     lines.append(#"<p class="dates">\#(dates)</p>"#)
+    if let extra { lines.append(extra) }
     lines.append("</header>")
     if let coverIndex {
       lines.append(
@@ -83,7 +118,7 @@ enum HTML {
     }
     if !review.body.isEmpty {
       lines.append(#"<div class="body">"#)
-      lines.append(Markdown.html(review.body).trimmingCharacters(in: .newlines))
+      lines.append(markdown(review.body).trimmingCharacters(in: .newlines))
       lines.append("</div>")
     }
     let others = pictures.indices.filter { $0 != coverIndex }
@@ -93,15 +128,17 @@ enum HTML {
       lines.append(#"<ul class="gallery">"#)
       for index in others {
         lines.append(
-          "<li>" + thumbnail(pictures[index], alt: "Picture \(index + 1) of \(title)") + "</li>")
+          "<li>" + thumbnail(pictures[index], alt: "Picture \(index + 1) of \(title)", lazy: lazy) + "</li>")
       }
       lines.append("</ul>")
       lines.append("</section>")
     }
     lines.append("</article>")
-    lines += ["</body>", "</html>", ""]
-    return lines.joined(separator: "\n")
+    return lines
   }
+
+  /// A review's body, Markdown rendered by cmark with raw HTML left out.
+  public static func markdown(_ body: String) -> String { Markdown.html(body) }
 
   /// Every review as a card, grouped by category (the known kinds in their order, then other
   /// labels alphabetically) and sorted by title within each group.
@@ -142,23 +179,7 @@ enum HTML {
           ? a.utf8.lexicographicallyPrecedes(b.utf8)
           : first.page.utf8.lexicographicallyPrecedes(second.page.utf8)
       }
-      for card in sorted {
-        let title = escape(card.title)
-        let page = escape(card.page)
-        lines.append(#"<li class="card">"#)
-        if let cover = card.cover {
-          lines.append(
-            #"<a href="\#(page)"><img src="\#(escape(cover.thumbnail))" width="\#(cover.thumbnailWidth)" "#
-              + #"height="\#(cover.thumbnailHeight)" alt=""></a>"#)
-        } else {
-          lines.append(
-            #"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
-        }
-        lines.append(#"<h3><a href="\#(page)">\#(title)</a></h3>"#)
-        lines.append(
-          #"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>")
-        lines.append("</li>")
-      }
+      for card in sorted { lines += cardItem(card) }
       lines.append("</ul>")
       lines.append("</section>")
     }
@@ -167,6 +188,24 @@ enum HTML {
   }
 
   // MARK: Parts
+
+  /// One review as a card: its cover thumbnail (or a blank), title and facts, linking to its page.
+  public static func cardItem(_ card: Card, lazy: Bool = false) -> [String] {
+    let title = escape(card.title)
+    let page = escape(card.page)
+    var lines = [#"<li class="card">"#]
+    if let cover = card.cover {
+      lines.append(
+        #"<a href="\#(page)"><img src="\#(escape(cover.thumbnail))" width="\#(cover.thumbnailWidth)" "#
+          + #"height="\#(cover.thumbnailHeight)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
+    } else {
+      lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
+    }
+    lines.append(#"<h3><a href="\#(page)">\#(title)</a></h3>"#)
+    lines.append(#"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>")
+    lines.append("</li>")
+    return lines
+  }
 
   /// The document's start, up to and including `<body>`. `title` is escaped already.
   ///
@@ -190,7 +229,8 @@ enum HTML {
     ]
   }
 
-  private static let style = """
+  /// The one style sheet: export pages carry it inline, the server serves it as a file.
+  public static let style = """
     body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #222; background: #fff; }
     a { color: #0645ad; }
     h1 { margin-bottom: 0.25rem; }
@@ -208,7 +248,8 @@ enum HTML {
     .no-picture { display: block; height: 8rem; background: #eee; border-radius: 4px; }
     """
 
-  private static func facts(_ rating: Int, _ category: Category, _ favorite: Bool) -> String {
+  /// Stars, category and the favourite mark, as a review's header and a card show them.
+  public static func facts(_ rating: Int, _ category: Category, _ favorite: Bool) -> String {
     let filled = min(max(rating, 0), 5)
     let stars = String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
     var text =
@@ -218,13 +259,14 @@ enum HTML {
     return text
   }
 
-  private static func thumbnail(_ picture: Picture, alt: String) -> String {
+  private static func thumbnail(_ picture: Picture, alt: String, lazy: Bool = false) -> String {
     let link =
       browsersShow(picture.format)
       ? #"<a href="\#(escape(picture.original))">"#
       : #"<a href="\#(escape(picture.original))" download "#
         + #"title="Download the original (\#(escape(picture.format.name)))">"#
     return link + #"<img src="\#(escape(picture.thumbnail))" "#
-      + #"width="\#(picture.thumbnailWidth)" height="\#(picture.thumbnailHeight)" alt="\#(alt)"></a>"#
+      + #"width="\#(picture.thumbnailWidth)" height="\#(picture.thumbnailHeight)" alt="\#(alt)""#
+      + (lazy ? #" loading="lazy"></a>"# : "></a>")
   }
 }

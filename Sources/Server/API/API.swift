@@ -1,0 +1,341 @@
+import Catalogue
+import Foundation
+import HTTP
+
+/// The JSON API: the command line's `--json` shapes, with the URLs of each picture, and the
+/// library's own messages in `{"error": …}` with the status that fits.
+enum API {
+  // MARK: Reading
+
+  /// `GET /api/reviews`: a page, with the filters and paging of `catalogue list` as query
+  /// parameters (`category`, `min-rating`, `favorites`, `search`, `sort`, `reverse`, `limit`,
+  /// `offset`).
+  @Sendable static func list(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let query = try listQuery(exchange.head.query)
+    let page = try exchange.library { (library) throws(CatalogueError) in try library.list(query) }
+    return try json(JSONShape.Page(page, urls: Files.urls))
+  }
+
+  static func listQuery(_ parameters: QueryParameters) throws(Failure) -> ReviewQuery {
+    let known: Set<String> = ["category", "min-rating", "favorites", "search", "sort", "reverse", "limit", "offset"]
+    if let unknown = parameters.pairs.first(where: { !known.contains($0.name) }) {
+      throw Failure.badRequest(
+        "unknown parameter \(unknown.name): give \(known.sorted().joined(separator: ", "))")
+    }
+    var query = ReviewQuery()
+    if let name = parameters["category"] {
+      guard let category = Category(rawValue: name) else {
+        throw Failure.badRequest("category \(name) is not a category label")
+      }
+      query.category = category
+    }
+    query.minimumRating = try integer(parameters, "min-rating", in: 0...5)
+    query.favoritesOnly = try flag(parameters, "favorites")
+    query.search = parameters["search"]
+    if let key = parameters["sort"] {
+      guard let sort = ReviewQuery.Sort(rawValue: key) else {
+        throw Failure.badRequest("sort takes title, rating, created, updated or relevance, not \(key)")
+      }
+      query.sort = sort
+    }
+    query.reversed = try flag(parameters, "reverse")
+    query.limit = try integer(parameters, "limit", in: 0...500) ?? 50
+    query.offset = try integer(parameters, "offset", in: 0...Int(Int32.max)) ?? 0
+    return query
+  }
+
+  /// `GET /api/reviews/ID`: the review as `catalogue show --json` prints it, with URLs.
+  @Sendable static func show(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let review = try exchange.library { (library) throws(CatalogueError) in try library.review(reference) }
+    return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  // MARK: Writing
+
+  static let reviewKeys: Set<String> = ["title", "body", "rating", "category", "favorite", "newCategory"]
+
+  /// `POST /api/reviews` with `title`, `body`, `rating`, `category`, `favorite` (and
+  /// `newCategory: true` for a label the library has not used): 201 with the review.
+  @Sendable static func create(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let object = try body(exchange, allowed: reviewKeys)
+    var missing: [String] = []
+    for key in ["title", "rating", "category"] where object[key] == nil { missing.append(key) }
+    if !missing.isEmpty { throw Failure.badRequest("a new review needs \(missing.joined(separator: ", "))") }
+    let changes = try reviewChanges(object)
+    let draft = ReviewDraft(
+      title: changes.title ?? "", body: changes.body ?? "", rating: changes.rating ?? 0,
+      category: changes.category ?? "",
+      favorite: changes.favorite ?? false)
+    let newCategory = try bool(object, "newCategory") ?? false
+    let review = try exchange.library { (library) throws(CatalogueError) in
+      _ = try draft.validated()
+      if !newCategory { try library.checkNewCategory(draft.category) }
+      return try library.create(draft)
+    }
+    var response = try json(JSONShape.Review(review, urls: Files.urls), status: 201)
+    response.headers.set("Location", "/api/reviews/\(review.id)")
+    return response
+  }
+
+  /// `PATCH /api/reviews/ID`: changes the fields given, in one transaction.
+  @Sendable static func edit(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let object = try body(exchange, allowed: reviewKeys)
+    let changes = try reviewChanges(object)
+    guard !changes.isEmpty else {
+      throw Failure.badRequest("nothing to change: give title, body, rating, category or favorite")
+    }
+    let newCategory = try bool(object, "newCategory") ?? false
+    let reference = exchange.capture("id")
+    let review = try exchange.library { (library) throws(CatalogueError) in
+      if let category = changes.category, !newCategory {
+        let current = try library.review(reference)
+        if category != current.category.rawValue { try library.checkNewCategory(category) }
+      }
+      return try library.update(reference, changes: changes)
+    }
+    return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  /// `DELETE /api/reviews/ID`: `{"removed": review}`, as `catalogue remove --json` prints.
+  @Sendable static func remove(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let removed = try exchange.library { (library) throws(CatalogueError) in try library.delete(reference) }
+    return try json(["removed": JSONShape.Review(removed, urls: nil)])
+  }
+
+  /// `POST /api/reviews/ID/images`, multipart with parts named `file`: attaches them as
+  /// `catalogue attach` does and answers with its shape. When none could be used, the first
+  /// one's failure is the answer's status (415 not a picture, 413 too large, 409 attached
+  /// already).
+  @Sendable static func attach(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let uploads = try files(exchange)
+    let reference = exchange.capture("id")
+    let report = try exchange.library { (library) throws(CatalogueError) in
+      try library.attach(files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference)
+    }
+    if report.attached.isEmpty, let first = report.failures.first {
+      return error(first.error.description, status: Failure.status(of: first.error), failures: report.failures)
+    }
+    return try json(JSONShape.Attach(report, urls: Files.urls), status: report.attached.isEmpty ? 200 : 201)
+  }
+
+  /// `PUT /api/reviews/ID/images/N`, multipart with one part named `file`: replaces picture N.
+  @Sendable static func replace(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let uploads = try files(exchange)
+    guard uploads.count == 1, let upload = uploads.first else {
+      throw Failure.badRequest("a replacement is one picture: give one part named file")
+    }
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let result = try exchange.library { (library) throws(CatalogueError) in
+      try library.replace(reference, image: image, with: upload.file.path, named: upload.filename)
+    }
+    return try json(JSONShape.Review(result.review, urls: Files.urls))
+  }
+
+  /// `PATCH /api/reviews/ID/images/N` with `{"position": M}`: moves picture N to M.
+  @Sendable static func move(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let object = try body(exchange, allowed: ["position"])
+    guard let position = try int(object, "position") else { throw Failure.badRequest("give the new position") }
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let review = try exchange.library { (library) throws(CatalogueError) in
+      try library.move(reference, image: image, to: position)
+    }
+    return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  /// `DELETE /api/reviews/ID/images/N`: detaches picture N (a position or a hash prefix).
+  @Sendable static func detach(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let review = try exchange.library { (library) throws(CatalogueError) in try library.detach(reference, image: image)
+    }
+    return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  /// `PUT /api/reviews/ID/cover` with `{"image": "2"}` (a position or a hash prefix).
+  @Sendable static func cover(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let object = try body(exchange, allowed: ["image"])
+    let image: String
+    switch object["image"] {
+    case let number as NSNumber where !isBoolean(number): image = number.stringValue
+    case let text as String: image = text
+    default: throw Failure.badRequest("give the cover as image: a position (1, 2, …) or a prefix of its hash")
+    }
+    let reference = exchange.capture("id")
+    let review = try exchange.library { (library) throws(CatalogueError) in
+      try library.setCover(reference, image: image)
+    }
+    return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  // MARK: Sessions
+
+  /// `GET /api/session`: who is signed in, and the CSRF token for cookie-authenticated writes.
+  @Sendable static func currentSession(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    guard let identity = exchange.identity else { throw Failure(401, "not signed in") }
+    return try json(session(identity, expires: nil))
+  }
+
+  /// `POST /api/session` with `{"name", "password"}`: signs in and sets the session cookie.
+  @Sendable static func signIn(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let service = exchange.service
+    try service.checkSameOrigin(exchange.head)
+    let object = try body(exchange, allowed: ["name", "password"])
+    guard let name = object["name"] as? String, let password = object["password"] as? String else {
+      throw Failure.badRequest("give name and password, as strings")
+    }
+    switch service.signIn(name: name, password: password, head: exchange.head) {
+    case .throttled(let seconds, let message):
+      throw Failure(429, message, headers: ["Retry-After": String(seconds)])
+    case .refused(let message):
+      throw Failure(401, message)
+    case .failed(let failure):
+      throw failure
+    case .signedIn(let grant):
+      let identity = Identity(reviewer: grant.reviewer, credential: .session(grant, renewed: false))
+      var response = try json(session(identity, expires: grant.expires))
+      response.headers.add(
+        "Set-Cookie",
+        Cookie.session(grant, policy: service.options.sessionPolicy, secure: exchange.isSecure, now: Date()))
+      return response
+    }
+  }
+
+  /// `DELETE /api/session`: signs out (ends the session) and clears the cookie.
+  @Sendable static func signOut(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    if case .session(let grant, _)? = exchange.identity?.credential {
+      try exchange.library { (library) throws(CatalogueError) in try library.endSession(secret: grant.secret) }
+    }
+    var headers = HTTPHeaders()
+    headers.add("Set-Cookie", Cookie.expired(CookieName.session, secure: exchange.isSecure))
+    return HTTPResponse(status: 204, headers: headers)
+  }
+
+  struct SessionJSON: Encodable {
+    let reviewer: String
+    let csrfToken: String?
+    let expires: String?
+  }
+
+  static func session(_ identity: Identity, expires: Date?) -> SessionJSON {
+    var until = expires
+    if until == nil, case .session(let grant, _) = identity.credential { until = grant.expires }
+    return SessionJSON(reviewer: identity.reviewer, csrfToken: identity.csrfToken, expires: until.map(DateText.format))
+  }
+
+  // MARK: Bodies
+
+  /// The request's JSON object, with no key but `allowed`.
+  static func body(_ exchange: Exchange, allowed: Set<String>) throws(Failure) -> [String: Any] {
+    let type = exchange.head.headers["Content-Type"]?.lowercased() ?? ""
+    guard type.hasPrefix("application/json") else {
+      throw Failure(415, "send JSON with Content-Type: application/json")
+    }
+    let parsed: Any
+    do {
+      parsed = try JSONSerialization.jsonObject(with: Data(exchange.request.body))
+    } catch {
+      throw Failure.badRequest("the body is not valid JSON")
+    }
+    guard let object = parsed as? [String: Any] else { throw Failure.badRequest("the body must be a JSON object") }
+    if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+      throw Failure.badRequest("unknown field \(unknown): give \(allowed.sorted().joined(separator: ", "))")
+    }
+    return object
+  }
+
+  static func reviewChanges(_ object: [String: Any]) throws(Failure) -> ReviewChanges {
+    ReviewChanges(
+      title: try string(object, "title"), body: try string(object, "body"), rating: try int(object, "rating"),
+      category: try string(object, "category"), favorite: try bool(object, "favorite"))
+  }
+
+  static func string(_ object: [String: Any], _ key: String) throws(Failure) -> String? {
+    guard let value = object[key], !(value is NSNull) else { return nil }
+    guard let text = value as? String else { throw Failure.badRequest("\(key) must be a string") }
+    return text
+  }
+
+  static func int(_ object: [String: Any], _ key: String) throws(Failure) -> Int? {
+    guard let value = object[key], !(value is NSNull) else { return nil }
+    guard let number = value as? NSNumber, !isBoolean(number), let whole = Int(exactly: number.doubleValue) else {
+      throw Failure.badRequest("\(key) must be a whole number")
+    }
+    return whole
+  }
+
+  static func bool(_ object: [String: Any], _ key: String) throws(Failure) -> Bool? {
+    guard let value = object[key], !(value is NSNull) else { return nil }
+    guard let number = value as? NSNumber, isBoolean(number) else {
+      throw Failure.badRequest("\(key) must be true or false")
+    }
+    return number.boolValue
+  }
+
+  /// Whether JSONSerialization read `number` from `true` or `false`.
+  static func isBoolean(_ number: NSNumber) -> Bool {
+    String(cString: number.objCType) == "c" || type(of: number) == type(of: NSNumber(value: true))
+  }
+
+  /// The uploaded files, refused when the body was not multipart or held none.
+  static func files(_ exchange: Exchange) throws(Failure) -> [(file: UploadedFile, filename: String)] {
+    let type = exchange.head.headers["Content-Type"]?.lowercased() ?? ""
+    guard type.hasPrefix("multipart/form-data") else {
+      throw Failure(415, "send pictures as multipart/form-data, each in a part named file")
+    }
+    let uploads = exchange.files(named: "file")
+    guard !uploads.isEmpty else { throw Failure.badRequest("no picture: give one or more parts named file") }
+    return uploads
+  }
+
+  static func integer(_ parameters: QueryParameters, _ name: String, in range: ClosedRange<Int>) throws(Failure)
+    -> Int?
+  {
+    guard let text = parameters[name] else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      throw Failure.badRequest(
+        "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+    }
+    return value
+  }
+
+  static func flag(_ parameters: QueryParameters, _ name: String) throws(Failure) -> Bool {
+    guard let text = parameters[name] else { return false }
+    switch text.lowercased() {
+    case "", "1", "true", "yes": return true
+    case "0", "false", "no": return false
+    default: throw Failure.badRequest("\(name) takes true or false, not \(text)")
+    }
+  }
+
+  // MARK: Answers
+
+  static func json(_ value: some Encodable, status: Int = 200) throws(Failure) -> HTTPResponse {
+    let text: String
+    do {
+      text = try JSONShape.encodeCompact(value)
+    } catch {
+      throw Failure(500, error.description)
+    }
+    var headers = HTTPHeaders()
+    headers.set("Content-Type", "application/json; charset=utf-8")
+    headers.set("Cache-Control", "no-store")
+    return HTTPResponse(status: status, headers: headers, body: Array((text + "\n").utf8))
+  }
+
+  /// `{"error": message}`, with more beside it when given (the failures of an upload).
+  static func error(_ message: String, status: Int, failures: [ImportFailure] = []) -> HTTPResponse {
+    struct ErrorJSON: Encodable {
+      let error: String
+      let failures: [JSONShape.Failure]?
+    }
+    let value = ErrorJSON(
+      error: message,
+      failures: failures.isEmpty
+        ? nil : failures.map { JSONShape.Failure(file: $0.source, error: $0.error.description) })
+    return (try? json(value, status: status)) ?? HTTPResponse(status: status)
+  }
+}

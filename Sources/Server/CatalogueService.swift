@@ -1,0 +1,299 @@
+public import Catalogue
+import Foundation
+public import HTTP
+import ImagePipeline
+
+/// How the server behaves, beyond the HTTP layer's own limits.
+public struct ServerOptions: Sendable {
+  /// Honour `X-Forwarded-Proto` and `X-Forwarded-For` from a reverse proxy in front: cookies
+  /// are then `Secure` when the proxy took HTTPS, and sign-ins are throttled by the client's
+  /// address rather than the proxy's. Only for a server that no one reaches but through the
+  /// proxy.
+  public var trustProxy = false
+  public var sessionPolicy = SessionPolicy.standard
+  /// The most bytes one upload request may carry (all its pictures together).
+  public var maximumUploadBytes = 1 << 30
+  /// The most bytes of a form or JSON body: a review's body may hold 16 MiB of text.
+  public var maximumFormBytes = ReviewDraft.maximumBodyBytes + (1 << 20)
+  /// Where uploads are streamed before they are imported.
+  public var uploadFolder: String
+  /// Reviews a page of the grid shows.
+  public var pageSize = 50
+
+  public init(uploadFolder: String) {
+    self.uploadFolder = uploadFolder
+  }
+}
+
+/// The catalogue over HTTP: pages for readers and reviewers, the JSON API, and the library's
+/// pictures. Handlers are plain functions over the library (see ``Routes``); this type
+/// decides where each request runs, who is asking, and turns failures into answers.
+public final class CatalogueService: HTTPService {
+  let options: ServerOptions
+  let pool: LibraryPool
+  let router: Router
+  let accountThrottle = SignInThrottle(policy: SignInThrottle.perAccount)
+  let addressThrottle = SignInThrottle(policy: SignInThrottle.perAddress)
+
+  /// The library folder.
+  public var libraryPath: String { pool.path }
+
+  /// Opens the library (bringing an older schema up to date) and makes the upload folder.
+  public init(libraryPath: String, options: ServerOptions) throws(CatalogueError) {
+    self.options = options
+    self.pool = try LibraryPool(path: libraryPath)
+    self.router = Router(routes: Routes.all)
+  }
+
+  // MARK: HTTPService
+
+  public func plan(for head: HTTPRequestHead) -> RequestPlan {
+    guard let path = head.pathSegments else {
+      return .respond(errorResponse(status: 400, message: "the request's path is malformed", head: head))
+    }
+    let route: Route
+    let captures: [String: String]
+    switch router.match(method: head.method, path: path) {
+    case .found(let found, let captured):
+      (route, captures) = (found, captured)
+    case .notFound, .methodNotAllowed:
+      // Answered at once, whatever body came with it.
+      return .respond(respond(to: HTTPRequest(head: head, body: [], parts: [])))
+    }
+    let hasCredentials = Self.credentials(in: head) != nil
+    // An upload from someone who cannot write is refused before a byte of it is read.
+    if route.access == .reviewer && !hasCredentials && route.body != .none {
+      return .respond(answer(Failure.signInNeeded, route: route, head: head, identity: nil))
+    }
+    let limit: BodyLimit
+    switch route.body {
+    case .none:
+      limit = .none
+    case .json:
+      limit = BodyLimit(maximumBytes: options.maximumFormBytes)
+    case .form, .upload:
+      limit = BodyLimit(
+        maximumBytes: route.body == .upload ? options.maximumUploadBytes : options.maximumFormBytes,
+        multipart: MultipartLimit(
+          maximumParts: 200, maximumFileBytes: maximumFileBytes, maximumFieldBytes: options.maximumFormBytes,
+          temporaryFolder: options.uploadFolder))
+    }
+    // Whoever carries credentials may renew a session or meet an expired one: both write.
+    var worker = route.work == .worker || (hasCredentials && !route.isFile)
+    if !worker, let decide = Routes.fileNeedsWork[route.segments.first.map(Self.literal) ?? ""] {
+      worker = decide(self, captures)
+    }
+    return .read(limit, onWorker: worker)
+  }
+
+  public func respond(to request: HTTPRequest) -> HTTPResponse {
+    let head = request.head
+    guard let path = head.pathSegments else {
+      return errorResponse(status: 400, message: "the request's path is malformed", head: head)
+    }
+    switch router.match(method: head.method, path: path) {
+    case .notFound:
+      return errorResponse(status: 404, message: "nothing at \(head.path)", head: head)
+    case .methodNotAllowed(let allowed):
+      var response = errorResponse(
+        status: 405, message: "\(head.method) is not allowed here; use \(allowed.joined(separator: ", "))", head: head)
+      response.headers.set("Allow", allowed.joined(separator: ", "))
+      return response
+    case .found(let route, let captures):
+      return serve(route, captures: captures, request: request)
+    }
+  }
+
+  public func errorResponse(status: Int, message: String, head: HTTPRequestHead?) -> HTTPResponse {
+    let isAPI = head.map { $0.path.hasPrefix("/api/") || $0.path == "/api" } ?? false
+    let failure = Failure(status, message)
+    return isAPI ? Self.json(failure) : Pages.error(failure, identity: nil)
+  }
+
+  // MARK: Serving a route
+
+  private func serve(_ route: Route, captures: [String: String], request: HTTPRequest) -> HTTPResponse {
+    let head = request.head
+    var identity: Identity?
+    do throws(Failure) {
+      if !route.isFile {
+        identity = try authenticate(head)
+        try authorize(route, request: request, identity: identity)
+      }
+      let exchange = Exchange(request: request, captures: captures, identity: identity, service: self)
+      var response = try route.handler(exchange)
+      if case .session(let grant, renewed: true)? = identity?.credential {
+        response.headers.add(
+          "Set-Cookie", Cookie.session(grant, policy: options.sessionPolicy, secure: isSecure(head), now: Date()))
+      }
+      return finish(response, head: head, signedIn: identity != nil)
+    } catch {
+      return finish(answer(error, route: route, head: head, identity: identity), head: head, signedIn: identity != nil)
+    }
+  }
+
+  /// The answer to a failure: JSON for the API; for pages, the sign-in page when signing in is
+  /// what is missing, else an error page.
+  func answer(_ failure: Failure, route: Route, head: HTTPRequestHead, identity: Identity?) -> HTTPResponse {
+    if route.isAPI { return Self.json(failure) }
+    if failure.status == 401 {
+      let expired = head.cookies[CookieName.session] != nil
+      // Back to where the reader was: the page itself for a GET, the page a form was on for a
+      // POST (its Referer, when it is ours), so that a session that ran out costs one sign-in.
+      var next = head.method == "GET" || head.method == "HEAD" ? head.target : "/"
+      if head.method == "POST", let referer = head.headers["Referer"], let local = Self.localPath(ofURL: referer) {
+        next = local
+      }
+      var response = Pages.redirect(to: "/sign-in?next=\(Pages.percentEncode(next))\(expired ? "&expired=1" : "")")
+      if expired { response.headers.add("Set-Cookie", Cookie.expired(CookieName.session, secure: isSecure(head))) }
+      return response
+    }
+    return Pages.error(failure, identity: identity)
+  }
+
+  /// Security headers on every answer, and no caching of what a signed-in reviewer sees.
+  private func finish(_ response: HTTPResponse, head: HTTPRequestHead, signedIn: Bool) -> HTTPResponse {
+    var response = response
+    response.headers.set("X-Content-Type-Options", "nosniff")
+    if response.headers["Content-Type"]?.hasPrefix("text/html") == true {
+      response.headers.set("Content-Security-Policy", Pages.contentSecurityPolicy)
+      response.headers.set("X-Frame-Options", "DENY")
+      response.headers.set("Referrer-Policy", "same-origin")
+    }
+    if signedIn || head.cookies[CookieName.session] != nil {
+      response.headers.set("Cache-Control", "private, no-store")
+      response.headers.add("Vary", "Cookie")
+    }
+    return response
+  }
+
+  // MARK: Who is asking
+
+  enum Credentials {
+    case bearer(String)
+    case session(String)
+  }
+
+  /// The credentials a request carries: a bearer token first, else the session cookie.
+  static func credentials(in head: HTTPRequestHead) -> Credentials? {
+    if let authorization = head.headers["Authorization"] {
+      let parts = authorization.split(separator: " ", maxSplits: 1)
+      if parts.count == 2, parts[0].lowercased() == "bearer" {
+        return .bearer(parts[1].trimmingCharacters(in: .whitespaces))
+      }
+    }
+    if let secret = head.cookies[CookieName.session], !secret.isEmpty { return .session(secret) }
+    return nil
+  }
+
+  /// The reviewer the request's credentials name, or nil. A bearer token that names no one is
+  /// refused outright (a script should hear that its token is wrong); a session cookie that
+  /// names no live session is just a reader.
+  func authenticate(_ head: HTTPRequestHead) throws(Failure) -> Identity? {
+    guard let credentials = Self.credentials(in: head) else { return nil }
+    switch credentials {
+    case .bearer(let token):
+      let reviewer = try library(author: nil) { (library) throws(CatalogueError) in
+        try library.reviewer(forToken: token)
+      }
+      guard let reviewer else {
+        throw Failure(
+          401, "the API token is not valid (revoked, or mistyped): `catalogue user token NAME` makes a new one",
+          headers: ["WWW-Authenticate": #"Bearer realm="catalogue", error="invalid_token""#])
+      }
+      return Identity(reviewer: reviewer, credential: .token)
+    case .session(let secret):
+      let found = try library(author: nil) { (library) throws(CatalogueError) in
+        try library.session(secret: secret, policy: options.sessionPolicy)
+      }
+      guard let found else { return nil }
+      return Identity(reviewer: found.grant.reviewer, credential: .session(found.grant, renewed: found.renewed))
+    }
+  }
+
+  /// Refuses a request its asker may not make: a reviewer's route without a reviewer, or a
+  /// write by a browser session that does not carry the session's CSRF token, or that comes
+  /// from another site.
+  func authorize(_ route: Route, request: HTTPRequest, identity: Identity?) throws(Failure) {
+    if route.access == .reviewer && identity == nil { throw Failure.signInNeeded }
+    let head = request.head
+    guard !["GET", "HEAD", "OPTIONS"].contains(head.method), !route.checksOwnForgery, let identity,
+      let expected = identity.csrfToken
+    else { return }
+    try checkSameOrigin(head)
+    let given = route.isAPI ? head.headers[CSRF.header] : (head.headers[CSRF.header] ?? FormFields(request)[CSRF.field])
+    guard CSRF.matches(given, expected) else {
+      throw Failure(
+        403,
+        route.isAPI
+          ? "a write with a session cookie needs the session's CSRF token in the \(CSRF.header) header (POST /api/session and GET /api/session give it)"
+          : "this form is out of date (it does not carry your session's token): reload the page and try again")
+    }
+  }
+
+  /// Refuses a write a browser says another site started (`Origin` or `Sec-Fetch-Site`).
+  func checkSameOrigin(_ head: HTTPRequestHead) throws(Failure) {
+    if let site = head.headers["Sec-Fetch-Site"], site == "cross-site" {
+      throw Failure(403, "a write from another site is refused")
+    }
+    if let origin = head.headers["Origin"], origin != "null", let host = head.headers["Host"] {
+      let own = (isSecure(head) ? "https://" : "http://") + host
+      if origin.lowercased() != own.lowercased() {
+        throw Failure(403, "a write from another site (\(origin)) is refused")
+      }
+    }
+  }
+
+  /// Whether the request came over HTTPS (through a proxy we trust to say so).
+  func isSecure(_ head: HTTPRequestHead) -> Bool {
+    options.trustProxy && head.headers["X-Forwarded-Proto"]?.lowercased() == "https"
+  }
+
+  /// The client's address: the proxy's last hop when a trusted proxy says whom it served.
+  func clientAddress(_ head: HTTPRequestHead) -> String {
+    if options.trustProxy, let forwarded = head.headers["X-Forwarded-For"],
+      let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+    {
+      return last
+    }
+    return head.remoteAddress
+  }
+
+  // MARK: The library
+
+  /// Runs `body` with a library of the pool, its errors as failures.
+  func library<T>(author: String?, _ body: (Library) throws(CatalogueError) -> T) throws(Failure) -> T {
+    do {
+      return try pool.with(author: author, body)
+    } catch {
+      throw Failure(error)
+    }
+  }
+
+  /// The largest picture file an upload may hold: the library's own cap.
+  var maximumFileBytes: Int {
+    (try? pool.with(author: nil) { (library) throws(CatalogueError) in library.fileSizeCap }) ?? (400 << 20)
+  }
+
+  // MARK: Helpers
+
+  static func literal(_ segment: Route.Segment) -> String {
+    if case .literal(let text) = segment { return text }
+    return ""
+  }
+
+  /// `url`'s path and query when it names a page of this server (a Referer), else nil.
+  static func localPath(ofURL url: String) -> String? {
+    guard let schemeEnd = url.range(of: "://") else { return nil }
+    let rest = url[schemeEnd.upperBound...]
+    guard let slash = rest.firstIndex(of: "/") else { return "/" }
+    return Pages.safeNext(String(rest[slash...]))
+  }
+
+  /// A failure as the API's JSON: `{"error": "..."}`.
+  static func json(_ failure: Failure) -> HTTPResponse {
+    var response = API.error(failure.message, status: failure.status)
+    for (name, value) in failure.headers { response.headers.set(name, value) }
+    return response
+  }
+}

@@ -1,0 +1,211 @@
+import Catalogue
+import Foundation
+import HTTP
+import ImagePipeline
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The library's pictures over HTTP. Every file is named by its content (the original's
+/// SHA-256, and for derived pictures the spec they were made with), so each is served as
+/// immutable: `ETag` the name, cached for a year, `304` and byte ranges through
+/// ``FileResponder``. A name is checked whole against the one shape the store writes before
+/// any path is made of it, so no name can reach outside the store.
+enum Files {
+  static let immutable = "public, max-age=31536000, immutable"
+
+  /// `/originals/<sha256>.<ext>`: the imported file, byte for byte. `?download` (and a HEIC,
+  /// which most browsers cannot show) comes as an attachment.
+  @Sendable static func original(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let name = exchange.capture("name")
+    guard let dot = name.firstIndex(of: "."), isDigest(name[..<dot]),
+      let format = Self.format(ofExtension: String(name[name.index(after: dot)...]))
+    else { throw Failure.notFound("no original \(name)") }
+    let sha256 = String(name[..<dot])
+    let path =
+      exchange.service.libraryPath + "/"
+      + LibraryLayout.original(sha256: sha256, fileExtension: format.fileExtension)
+    guard let file = OpenFile.open(path) else { throw Failure.notFound("no original \(name)") }
+    var headers = HTTPHeaders()
+    headers.set("Cache-Control", immutable)
+    let attachment = exchange.head.query["download"] != nil || !HTML.browsersShow(format)
+    headers.set(
+      "Content-Disposition",
+      #"\#(attachment ? "attachment" : "inline"); filename="\#(sha256.prefix(12)).\#(format.fileExtension)""#)
+    // A picture is never a document: nothing in it may run, whatever a browser takes it for.
+    headers.set("Content-Security-Policy", "default-src 'none'; sandbox")
+    return FileResponder.respond(
+      to: exchange.head, file: file, contentType: contentType(format), etag: "\"\(sha256)\"", headers: headers)
+  }
+
+  /// `/thumbnails/<sha256>-<spec>.<jpg|png>`: the list thumbnail. One of the library's spec
+  /// that has gone missing is made again (on a worker: see ``thumbnailNeedsMaking(_:service:)``).
+  @Sendable static func thumbnail(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let name = exchange.capture("name")
+    guard let parsed = parseThumbnail(name) else { throw Failure.notFound("no thumbnail \(name)") }
+    let root = exchange.service.libraryPath + "/"
+    var file = OpenFile.open(
+      root + LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension))
+    if file == nil {
+      let made = try exchange.library { (library) throws(CatalogueError) -> String? in
+        guard parsed.spec == library.thumbnailSpec.name, try library.storedImage(sha256: parsed.sha256) != nil else {
+          return nil
+        }
+        return try library.thumbnailFile(of: parsed.sha256)
+      }
+      if let made, made.hasSuffix("/" + name) { file = OpenFile.open(root + made) }
+    }
+    guard let file else { throw Failure.notFound("no thumbnail \(name)") }
+    return picture(
+      file, exchange: exchange, format: parsed.fileExtension == "png" ? .png : .jpeg,
+      etag: "\(parsed.sha256)-\(parsed.spec)")
+  }
+
+  /// `/display/<sha256>-<spec>`: the picture at the size a review page shows it (longest edge
+  /// 1600), made from the original on first request and kept beside the thumbnails, so that
+  /// every format shows in every browser.
+  @Sendable static func display(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let name = exchange.capture("name")
+    guard let sha256 = parseDisplay(name) else { throw Failure.notFound("no display picture \(name)") }
+    let root = exchange.service.libraryPath + "/"
+    var found: OpenFile?
+    var path = existingDisplay(sha256, root: root)
+    if path == nil {
+      path = try exchange.library { (library) throws(CatalogueError) in try library.displayRendition(of: sha256) }
+    }
+    if let path { found = OpenFile.open(root + path) }
+    guard let file = found, let path else { throw Failure.notFound("no display picture \(name)") }
+    return picture(file, exchange: exchange, format: path.hasSuffix(".png") ? .png : .jpeg, etag: name)
+  }
+
+  /// `/assets/<name>`: the style sheet and the script, named by their hash.
+  @Sendable static func asset(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    guard let asset = Assets.named(exchange.capture("name")) else {
+      throw Failure.notFound("no asset \(exchange.capture("name"))")
+    }
+    var headers = HTTPHeaders()
+    headers.set("Content-Type", asset.contentType)
+    headers.set("Cache-Control", immutable)
+    let etag = "\"\(asset.name)\""
+    headers.set("ETag", etag)
+    if let match = exchange.head.headers["If-None-Match"],
+      match.split(separator: ",").contains(where: {
+        $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag
+      })
+    {
+      // Not sent, but said: the length the asset has (a 304 must not claim an empty body).
+      headers.set("Content-Length", String(asset.bytes.count))
+      return HTTPResponse(status: 304, headers: headers)
+    }
+    return HTTPResponse(status: 200, headers: headers, body: asset.bytes)
+  }
+
+  /// `/favicon.ico`: none; said quickly so that browsers stop asking.
+  @Sendable static func favicon(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    var headers = HTTPHeaders()
+    headers.set("Cache-Control", "public, max-age=86400")
+    return HTTPResponse(status: 204, headers: headers)
+  }
+
+  // MARK: Deciding where the work runs
+
+  static func thumbnailNeedsMaking(_ name: String, service: CatalogueService) -> Bool {
+    guard let parsed = parseThumbnail(name) else { return false }
+    let path =
+      service.libraryPath + "/"
+      + LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension)
+    return access(path, F_OK) != 0
+  }
+
+  static func displayNeedsMaking(_ name: String, service: CatalogueService) -> Bool {
+    guard let sha256 = parseDisplay(name) else { return false }
+    return existingDisplay(sha256, root: service.libraryPath + "/") == nil
+  }
+
+  // MARK: Names
+
+  static func isDigest(_ text: Substring) -> Bool {
+    text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+  }
+
+  /// `<sha256>-<spec>.<jpg|png>`, with a spec that is one.
+  static func parseThumbnail(_ name: String) -> (sha256: String, spec: String, fileExtension: String)? {
+    guard name.utf8.count > 66, let dot = name.lastIndex(of: ".") else { return nil }
+    let sha256 = name.prefix(64)
+    let fileExtension = String(name[name.index(after: dot)...])
+    guard isDigest(sha256), name.dropFirst(64).first == "-", fileExtension == "jpg" || fileExtension == "png" else {
+      return nil
+    }
+    let spec = String(name[name.index(name.startIndex, offsetBy: 65)..<dot])
+    guard ThumbnailSpec(name: spec) != nil else { return nil }
+    return (String(sha256), spec, fileExtension)
+  }
+
+  /// `<sha256>-<display spec>`.
+  static func parseDisplay(_ name: String) -> String? {
+    let sha256 = name.prefix(64)
+    guard isDigest(sha256), name.dropFirst(64) == "-" + Library.displaySpec.name else { return nil }
+    return String(sha256)
+  }
+
+  /// The display rendition's path if it has been made: a JPEG, or a PNG for a picture with
+  /// transparency.
+  static func existingDisplay(_ sha256: String, root: String) -> String? {
+    for fileExtension in ["jpg", "png"] {
+      let path = LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: fileExtension)
+      if access(root + path, F_OK) == 0 { return path }
+    }
+    return nil
+  }
+
+  static func format(ofExtension text: String) -> ImageFormat? {
+    ImageFormat.allCases.first { $0.isSupported && $0.fileExtension == text }
+  }
+
+  static func contentType(_ format: ImageFormat) -> String {
+    switch format {
+    case .jpeg: return "image/jpeg"
+    case .png: return "image/png"
+    case .webp: return "image/webp"
+    case .heic: return "image/heic"
+    case .avif: return "image/avif"
+    case .gif: return "image/gif"
+    case .tiff: return "image/tiff"
+    case .bmp: return "image/bmp"
+    case .jpegXL: return "image/jxl"
+    }
+  }
+
+  private static func picture(_ file: OpenFile, exchange: Exchange, format: ImageFormat, etag: String) -> HTTPResponse {
+    var headers = HTTPHeaders()
+    headers.set("Cache-Control", immutable)
+    headers.set("Content-Security-Policy", "default-src 'none'; sandbox")
+    return FileResponder.respond(
+      to: exchange.head, file: file, contentType: contentType(format), etag: "\"\(etag)\"", headers: headers)
+  }
+
+  // MARK: Links
+
+  /// Where the server serves a picture's original, thumbnail and display rendition.
+  static func urls(_ image: StoredImage) -> JSONShape.ImageURLs {
+    JSONShape.ImageURLs(original: originalURL(image), thumbnail: thumbnailURL(image), display: displayURL(image))
+  }
+
+  static func originalURL(_ image: StoredImage) -> String {
+    "/originals/\(image.sha256).\(image.format.fileExtension)"
+  }
+
+  static func thumbnailURL(_ image: StoredImage) -> String {
+    "/thumbnails/" + (image.thumbnail.split(separator: "/").last.map(String.init) ?? "")
+  }
+
+  static func displayURL(_ image: StoredImage) -> String {
+    "/display/\(image.sha256)-\(Library.displaySpec.name)"
+  }
+
+  /// The display rendition's size: the upright size fitted to the display spec, never enlarged.
+  static func displaySize(_ image: StoredImage) -> (width: Int, height: Int) {
+    Library.displaySpec.size(forUprightWidth: image.width, height: image.height)
+  }
+}

@@ -1,0 +1,366 @@
+import Catalogue
+import Foundation
+import HTTP
+import ImagePipeline
+
+/// The fields of the review form, as typed (kept when the form comes back with problems).
+struct ReviewForm: Sendable {
+  var title = ""
+  var body = ""
+  var rating = "3"
+  var category = "movie"
+  var favorite = false
+  var newCategory = false
+
+  init() {}
+
+  init(_ review: Review) {
+    title = review.title
+    body = review.body
+    rating = String(review.rating)
+    category = review.category.rawValue
+    favorite = review.favorite
+  }
+
+  init(_ fields: FormFields) {
+    title = fields["title"] ?? ""
+    body = fields["body"] ?? ""
+    rating = fields["rating"] ?? ""
+    category = (fields["category"] ?? "").trimmingCharacters(in: .whitespaces)
+    favorite = fields.has("favorite")
+    newCategory = fields.has("new-category")
+  }
+
+  /// The draft, or the problem with the rating (the library reports the others).
+  func draft() throws(CatalogueError) -> ReviewDraft {
+    guard let stars = Int(rating.trimmingCharacters(in: .whitespaces)) else {
+      throw .invalidReview(["rating \"\(rating)\" is not a whole number of stars (0 to 5)"])
+    }
+    return ReviewDraft(title: title, body: body, rating: stars, category: category, favorite: favorite)
+  }
+}
+
+extension Pages {
+  // MARK: New review
+
+  /// `GET /new`: an empty review form, pictures included.
+  @Sendable static func newReviewForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
+    return newReviewPage(exchange, form: ReviewForm(), categories: categories, problems: [], status: 200)
+  }
+
+  /// `POST /new`: adds the review with its pictures, all or nothing, as `catalogue add` does.
+  @Sendable static func createReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let form = ReviewForm(exchange.form)
+    let uploads = exchange.files(named: "file")
+    let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
+      do throws(CatalogueError) {
+        let draft = try form.draft()
+        if !form.newCategory { try library.checkNewCategory(draft.category) }
+        if uploads.isEmpty { return .success(try library.create(draft)) }
+        let created = try library.create(
+          draft, attaching: uploads.map(\.file.path), named: uploads.map(\.filename))
+        return .success(created.review)
+      } catch {
+        guard Failure.status(of: error) < 500 else { throw error }
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let review):
+      return redirect(to: reviewPath(review.id) + "?done=created")
+    case .failure(let error):
+      let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
+      return newReviewPage(
+        exchange, form: form, categories: categories, problems: messages(of: error), status: Failure.status(of: error))
+    }
+  }
+
+  static func newReviewPage(
+    _ exchange: Exchange, form: ReviewForm, categories: [Category], problems messages: [String], status: Int
+  ) -> HTTPResponse {
+    var main = ["<h1>New review</h1>"]
+    main += problems(messages)
+    main.append(#"<form class="editor" method="post" action="/new" enctype="multipart/form-data">"#)
+    main.append(csrfField(exchange.identity))
+    main += fields(form, categories: categories)
+    main.append(
+      #"<label>Pictures <input type="file" name="file" multiple accept="image/*,.heic,.heif,.avif,.webp"></label>"#)
+    main.append(#"<p><button class="primary">Add review</button> <a href="/">Cancel</a></p>"#)
+    main.append("</form>")
+    return document(title: "New review", identity: exchange.identity, main: main, status: status)
+  }
+
+  /// The review's fields as form controls.
+  static func fields(_ form: ReviewForm, categories: [Category]) -> [String] {
+    var ratings: [String] = []
+    for stars in 0...5 {
+      let selected = form.rating == String(stars) ? " selected" : ""
+      let label = String(repeating: "★", count: stars) + String(repeating: "☆", count: 5 - stars)
+      ratings.append(#"<option value="\#(stars)"\#(selected)>\#(label) (\#(stars))</option>"#)
+    }
+    var labels = Category.known
+    for category in categories where !labels.contains(category) { labels.append(category) }
+    let options = labels.map { #"<option value="\#(e($0.rawValue))">\#(e($0.displayName))</option>"# }.joined()
+    return [
+      #"<label>Title <input type="text" name="title" value="\#(e(form.title))" maxlength="\#(ReviewDraft.maximumTitleLength)" required></label>"#,
+      #"<label>Stars <select name="rating">\#(ratings.joined())</select></label>"#,
+      #"<label>Category <input type="text" name="category" value="\#(e(form.category))" list="categories" required></label>"#,
+      #"<datalist id="categories">\#(options)</datalist>"#,
+      #"<label class="check"><input type="checkbox" name="new-category" value="1"\#(form.newCategory ? " checked" : "")> A new category of my own (not a typo of one in use)</label>"#,
+      #"<label class="check"><input type="checkbox" name="favorite" value="1"\#(form.favorite ? " checked" : "")> Favourite</label>"#,
+      #"<label>Review (Markdown) <textarea name="body" rows="16">\#(e(form.body))</textarea></label>"#,
+    ]
+  }
+
+  // MARK: Editing
+
+  /// `GET /reviews/ID/edit`: the fields, the pictures (cover, order, replace, detach) and an
+  /// upload form.
+  @Sendable static func editForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
+      (try library.review(reference), try library.categoriesInUse())
+    }
+    if review.id != reference { return redirect(to: reviewPath(review.id) + "/edit") }
+    return editPage(
+      exchange, review: review, form: ReviewForm(review), categories: categories,
+      notices: notice(exchange.head.query["done"]), problems: [], status: 200)
+  }
+
+  /// `POST /reviews/ID/edit`: saves the fields, in one transaction with what is read.
+  @Sendable static func saveReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let form = ReviewForm(exchange.form)
+    let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
+      do throws(CatalogueError) {
+        let draft = try form.draft()
+        let current = try library.review(reference)
+        if !form.newCategory && draft.category != current.category.rawValue {
+          try library.checkNewCategory(draft.category)
+        }
+        let changes = ReviewChanges(
+          title: draft.title, body: draft.body, rating: draft.rating, category: draft.category, favorite: draft.favorite
+        )
+        return .success(try library.update(current.id, changes: changes))
+      } catch {
+        switch error {
+        case .reviewNotFound, .badReviewReference, .ambiguousReview: throw error
+        default:
+          guard Failure.status(of: error) < 500 else { throw error }
+          return .failure(error)
+        }
+      }
+    }
+    switch outcome {
+    case .success(let review):
+      return redirect(to: reviewPath(review.id) + "?done=saved")
+    case .failure(let error):
+      let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
+        (try library.review(reference), try library.categoriesInUse())
+      }
+      return editPage(
+        exchange, review: review, form: form, categories: categories, notices: [], problems: messages(of: error),
+        status: Failure.status(of: error))
+    }
+  }
+
+  static func editPage(
+    _ exchange: Exchange, review: Review, form: ReviewForm, categories: [Category], notices: [String],
+    problems messages: [String], status: Int
+  ) -> HTTPResponse {
+    let path = reviewPath(review.id)
+    let csrf = csrfField(exchange.identity)
+    var main = [#"<div class="editing">"#, "<h1>Edit “\(e(review.title))”</h1>"]
+    main += notices
+    main += problems(messages)
+    main.append(#"<form class="editor" method="post" action="\#(path)/edit">"#)
+    main.append(csrf)
+    main += fields(form, categories: categories)
+    main.append(#"<p><button class="primary">Save</button> <a href="\#(path)">Back to the review</a></p>"#)
+    main.append("</form>")
+
+    main.append(#"<section class="pictures">"#)
+    main.append("<h2>Pictures</h2>")
+    if review.images.isEmpty { main.append("<p>No pictures yet.</p>") }
+    main.append(#"<ul class="gallery">"#)
+    for item in review.images {
+      let image = item.image
+      let base = "\(path)/images/\(item.position)"
+      var actions: [String] = []
+      if item.isCover {
+        actions.append(#"<span class="badge">Cover</span>"#)
+      } else {
+        actions.append(#"<form method="post" action="\#(base)/cover">\#(csrf)<button>Make cover</button></form>"#)
+      }
+      if item.position > 1 {
+        actions.append(
+          #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(item.position - 1)))<button title="Move earlier">←</button></form>"#
+        )
+      }
+      if item.position < review.images.count {
+        actions.append(
+          #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(item.position + 1)))<button title="Move later">→</button></form>"#
+        )
+      }
+      actions.append(
+        #"<form method="post" action="\#(base)/detach" data-confirm="Remove picture \#(item.position) from this review?">\#(csrf)<button class="danger">Remove</button></form>"#
+      )
+      main.append("<li>")
+      main.append(
+        #"<a href="\#(e(Files.originalURL(image)))"><img src="\#(e(Files.thumbnailURL(image)))" width="\#(image.thumbnailWidth)" height="\#(image.thumbnailHeight)" alt="Picture \#(item.position)"></a>"#
+      )
+      main.append(
+        #"<p class="download">\#(item.position). \#(image.format.name) \#(image.width)×\#(image.height)</p>"#)
+      main.append(#"<div class="actions">\#(actions.joined(separator: " "))</div>"#)
+      main.append(
+        #"<form method="post" action="\#(base)/replace" enctype="multipart/form-data">\#(csrf)<input type="file" name="file" accept="image/*,.heic,.heif,.avif,.webp" required aria-label="Replacement for picture \#(item.position)"> <button>Replace</button></form>"#
+      )
+      main.append("</li>")
+    }
+    main.append("</ul>")
+    main.append(#"<form method="post" action="\#(path)/images" enctype="multipart/form-data">"#)
+    main.append(csrf)
+    main.append(
+      #"<label>Add pictures <input type="file" name="file" multiple required accept="image/*,.heic,.heif,.avif,.webp"></label> <button class="primary">Upload</button>"#
+    )
+    main.append("</form>")
+    main.append("</section>")
+    main.append(#"<p><a class="button" href="\#(path)/delete">Delete this review…</a></p>"#)
+    main.append("</div>")
+    return document(title: "Edit \(review.title)", identity: exchange.identity, main: main, status: status)
+  }
+
+  // MARK: Deleting
+
+  /// `GET /reviews/ID/delete`: asks first.
+  @Sendable static func deleteForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let review = try exchange.library { (library) throws(CatalogueError) in try library.review(reference) }
+    let path = reviewPath(review.id)
+    let pictures = review.images.count
+    return document(
+      title: "Delete \(review.title)", identity: exchange.identity,
+      main: [
+        "<h1>Delete “\(e(review.title))”?</h1>",
+        "<p>The review\(pictures == 0 ? "" : " and its \(pictures == 1 ? "picture" : "\(pictures) pictures")") will be deleted for good.</p>",
+        #"<form method="post" action="\#(path)/delete">\#(csrfField(exchange.identity))<button class="danger">Delete for good</button> <a href="\#(path)">Keep it</a></form>"#,
+      ])
+  }
+
+  /// `POST /reviews/ID/delete`.
+  @Sendable static func deleteReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    try exchange.library { (library) throws(CatalogueError) in _ = try library.delete(reference) }
+    return redirect(to: "/?done=deleted")
+  }
+
+  // MARK: Pictures
+
+  /// `POST /reviews/ID/images`: attaches the uploaded pictures, as `catalogue attach` does:
+  /// the ones that cannot be used are named, the others attached.
+  @Sendable static func uploadPictures(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let uploads = exchange.files(named: "file")
+    guard !uploads.isEmpty else {
+      return try editPageAfter(exchange, reference, problems: ["choose at least one picture to upload"], status: 400)
+    }
+    let report = try exchange.library { (library) throws(CatalogueError) in
+      try library.attach(files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference)
+    }
+    if report.failures.isEmpty && report.warnings.isEmpty {
+      return redirect(to: reviewPath(report.review.id) + "/edit?done=uploaded")
+    }
+    let status = report.attached.isEmpty ? report.failures.first.map { Failure.status(of: $0.error) } ?? 400 : 200
+    var notices: [String] = []
+    if !report.attached.isEmpty {
+      notices.append(
+        #"<p class="notice" role="status">\#(report.attached.count == 1 ? "1 picture added." : "\(report.attached.count) pictures added.")</p>"#
+      )
+    }
+    if !report.warnings.isEmpty {
+      notices.append(
+        #"<div class="notice"><ul>"# + report.warnings.map { "<li>\(e("\($0.source): \($0.message)"))</li>" }.joined()
+          + "</ul></div>")
+    }
+    return try editPageAfter(
+      exchange, reference, notices: notices, problems: report.failures.map { $0.error.description }, status: status)
+  }
+
+  /// `POST /reviews/ID/images/N/cover`.
+  @Sendable static func makeCover(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    try pictureChange(exchange, done: "cover") { (library, review, image) throws(CatalogueError) in
+      _ = try library.setCover(review, image: image)
+    }
+  }
+
+  /// `POST /reviews/ID/images/N/move` with `to`, the new position.
+  @Sendable static func movePicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    guard let text = exchange.form["to"], let position = Int(text) else {
+      throw Failure.badRequest("say where to move the picture: a position (1, 2, …)")
+    }
+    return try pictureChange(exchange, done: "moved") { (library, review, image) throws(CatalogueError) in
+      _ = try library.move(review, image: image, to: position)
+    }
+  }
+
+  /// `POST /reviews/ID/images/N/detach`.
+  @Sendable static func detachPicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    try pictureChange(exchange, done: "detached") { (library, review, image) throws(CatalogueError) in
+      _ = try library.detach(review, image: image)
+    }
+  }
+
+  /// `POST /reviews/ID/images/N/replace` with one file.
+  @Sendable static func replacePicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let uploads = exchange.files(named: "file")
+    guard uploads.count == 1, let upload = uploads.first else {
+      return try editPageAfter(
+        exchange, exchange.capture("id"), problems: ["choose one picture to put in its place"], status: 400)
+    }
+    return try pictureChange(exchange, done: "replaced") { (library, review, image) throws(CatalogueError) in
+      _ = try library.replace(review, image: image, with: upload.file.path, named: upload.filename)
+    }
+  }
+
+  /// Runs a change to one picture, then back to the editor with a notice, or with the problem.
+  private static func pictureChange(
+    _ exchange: Exchange, done: String,
+    _ change: (Library, String, String) throws(CatalogueError) -> Void
+  ) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let problem = try exchange.library { (library) throws(CatalogueError) -> CatalogueError? in
+      do throws(CatalogueError) {
+        try change(library, reference, image)
+        return nil
+      } catch {
+        // No such review is a page of its own; a problem with the picture shows in the editor.
+        switch error {
+        case .reviewNotFound, .badReviewReference, .ambiguousReview: throw error
+        default:
+          guard Failure.status(of: error) < 500 else { throw error }
+          return error
+        }
+      }
+    }
+    if let problem {
+      return try editPageAfter(
+        exchange, reference, problems: messages(of: problem), status: Failure.status(of: problem))
+    }
+    let id = try exchange.library { (library) throws(CatalogueError) in try library.resolve(reference) }
+    return redirect(to: reviewPath(id) + "/edit?done=\(done)")
+  }
+
+  /// The editor as it is now, with what just happened.
+  private static func editPageAfter(
+    _ exchange: Exchange, _ reference: String, notices: [String] = [], problems: [String], status: Int
+  ) throws(Failure) -> HTTPResponse {
+    let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
+      (try library.review(reference), try library.categoriesInUse())
+    }
+    return editPage(
+      exchange, review: review, form: ReviewForm(review), categories: categories, notices: notices, problems: problems,
+      status: status)
+  }
+}

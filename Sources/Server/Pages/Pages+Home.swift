@@ -1,0 +1,254 @@
+import Catalogue
+import Foundation
+import HTTP
+
+/// What the home page shows: its filters, search, order, view and page, from the query.
+struct HomeFilters: Sendable, Equatable {
+  enum View: String, Sendable { case grid, list }
+
+  /// The orders offered, as the page names them: the library's sort and whether it is reversed.
+  static let orders: [(key: String, label: String, sort: ReviewQuery.Sort, reversed: Bool)] = [
+    ("newest", "Newest first", .created, false),
+    ("oldest", "Oldest first", .created, true),
+    ("title", "Title A–Z", .title, false),
+    ("title-desc", "Title Z–A", .title, true),
+    ("rating", "Most stars", .rating, false),
+    ("rating-asc", "Fewest stars", .rating, true),
+    ("updated", "Recently changed", .updated, false),
+    ("relevance", "Best match", .relevance, false),
+  ]
+
+  var search = ""
+  var category: Category?
+  var minimumRating: Int?
+  var favoritesOnly = false
+  var order: String?
+  var view = View.grid
+  var page = 1
+
+  /// Reads the query; a value that cannot be one is a failure that says which and why.
+  init(_ query: QueryParameters) throws(Failure) {
+    search = (query["q"] ?? "").trimmingCharacters(in: .whitespaces)
+    if let label = query["category"], !label.isEmpty {
+      guard let category = Category(rawValue: label) else {
+        throw Failure.badRequest("category \(label) is not a category label")
+      }
+      self.category = category
+    }
+    if let text = query["min"], !text.isEmpty {
+      guard let stars = Int(text), (0...5).contains(stars) else {
+        throw Failure.badRequest("minimum stars must be 0 to 5, not \(text)")
+      }
+      minimumRating = stars
+    }
+    favoritesOnly = ["1", "on", "true", "yes"].contains(query["favorites"] ?? "")
+    if let key = query["sort"], !key.isEmpty {
+      guard Self.orders.contains(where: { $0.key == key }) else {
+        throw Failure.badRequest(
+          "sort must be one of \(Self.orders.map(\.key).joined(separator: ", ")), not \(key)")
+      }
+      if key == "relevance" && search.isEmpty { throw Failure.badRequest("sorting by best match needs a search") }
+      order = key
+    }
+    if let text = query["view"], !text.isEmpty {
+      guard let view = View(rawValue: text) else { throw Failure.badRequest("view must be grid or list, not \(text)") }
+      self.view = view
+    }
+    if let text = query["page"], !text.isEmpty {
+      guard let page = Int(text), page >= 1, page <= 1_000_000 else {
+        throw Failure.badRequest("page must be a number from 1, not \(text)")
+      }
+      self.page = page
+    }
+  }
+
+  /// Whether nothing narrows the reviews down.
+  var isUnfiltered: Bool { search.isEmpty && category == nil && minimumRating == nil && !favoritesOnly }
+
+  /// The library's query for this page.
+  func reviewQuery(pageSize: Int) -> ReviewQuery {
+    var query = ReviewQuery(
+      category: category, minimumRating: minimumRating, favoritesOnly: favoritesOnly,
+      search: search.isEmpty ? nil : search, limit: pageSize, offset: (page - 1) * pageSize)
+    let key = order ?? (search.isEmpty ? "newest" : "relevance")
+    if let chosen = Self.orders.first(where: { $0.key == key }) {
+      query.sort = chosen.sort
+      query.reversed = chosen.reversed
+    }
+    return query
+  }
+
+  /// The query string for these filters with some changed (nil leaves a parameter out).
+  func link(view: View? = nil, page: Int? = nil) -> String {
+    let view = view ?? self.view
+    let page = page ?? self.page
+    return "/"
+      + Pages.query([
+        ("q", search), ("category", category?.rawValue), ("min", minimumRating.map(String.init)),
+        ("favorites", favoritesOnly ? "1" : nil), ("sort", order), ("view", view == .grid ? nil : view.rawValue),
+        ("page", page == 1 ? nil : String(page)),
+      ])
+  }
+}
+
+extension Pages {
+  /// `/`: the reviews as a grid of covers (or a list), with filters, search, order and pages.
+  @Sendable static func home(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let identity = exchange.identity
+    let filters: HomeFilters
+    do {
+      filters = try HomeFilters(exchange.head.query)
+    } catch {
+      return Pages.error(error, identity: identity)
+    }
+    let pageSize = exchange.service.options.pageSize
+    let result = try exchange.library {
+      (library) throws(CatalogueError) -> Result<(ReviewPage, [Category]), CatalogueError> in
+      let categories = try library.categoriesInUse()
+      do throws(CatalogueError) {
+        return .success((try library.list(filters.reviewQuery(pageSize: pageSize)), categories))
+      } catch {
+        // A search that cannot be asked ("*") is the reader's to fix: the page says why.
+        guard case .invalidQuery = error else { throw error }
+        return .failure(error)
+      }
+    }
+    var main: [String] = []
+    let heading = filters.search.isEmpty ? "Reviews" : "Reviews matching “\(filters.search)”"
+    main.append("<h1>\(e(heading))</h1>")
+    main += notice(exchange.head.query["done"])
+    let categories: [Category]
+    let page: ReviewPage?
+    switch result {
+    case .success(let (found, used)):
+      (page, categories) = (found, used)
+    case .failure(let error):
+      (page, categories) = (nil, Category.known)
+      main += problems([error.description])
+    }
+    main += filterForm(filters, categories: categories)
+    guard let page else {
+      return document(title: heading, identity: identity, main: main, status: 400, search: filters.search)
+    }
+    main.append(#"<div class="toolbar">"#)
+    main.append(#"<p class="count">\#(e(countText(page, pageSize: pageSize)))</p>"#)
+    main.append(
+      #"<p class="views">View: "# + viewLink("Grid", .grid, filters) + " · " + viewLink("List", .list, filters) + "</p>"
+    )
+    main.append("</div>")
+    if page.reviews.isEmpty {
+      main.append(
+        page.total == 0 && filters.isUnfiltered ? "<p>No reviews yet.</p>" : "<p>No reviews match.</p>")
+    } else if filters.view == .grid {
+      main.append(#"<ul class="cards">"#)
+      for summary in page.reviews { main += HTML.cardItem(card(summary), lazy: true) }
+      main.append("</ul>")
+    } else {
+      main += listTable(page.reviews)
+    }
+    main += pager(page, filters: filters, pageSize: pageSize)
+    return document(title: heading, identity: identity, main: main, search: filters.search)
+  }
+
+  static func card(_ summary: ReviewSummary) -> HTML.Card {
+    HTML.Card(
+      title: summary.title, rating: summary.rating, category: summary.category, favorite: summary.favorite,
+      page: reviewPath(summary.id),
+      cover: summary.cover.map { image in
+        HTML.Picture(
+          original: Files.originalURL(image), format: image.format, thumbnail: Files.thumbnailURL(image),
+          thumbnailWidth: image.thumbnailWidth, thumbnailHeight: image.thumbnailHeight)
+      })
+  }
+
+  static func countText(_ page: ReviewPage, pageSize: Int) -> String {
+    if page.total == 0 { return "No reviews" }
+    if page.total <= pageSize && page.offset == 0 { return page.total == 1 ? "1 review" : "\(page.total) reviews" }
+    if page.reviews.isEmpty { return "\(page.total) reviews" }
+    return "\(page.offset + 1)–\(page.offset + page.reviews.count) of \(page.total) reviews"
+  }
+
+  static func viewLink(_ label: String, _ view: HomeFilters.View, _ filters: HomeFilters) -> String {
+    filters.view == view
+      ? #"<a href="\#(e(filters.link(view: view, page: 1)))" aria-current="page">\#(label)</a>"#
+      : #"<a href="\#(e(filters.link(view: view, page: 1)))">\#(label)</a>"#
+  }
+
+  /// The filters as a form that works without script (a button applies them); the script
+  /// applies a change at once.
+  static func filterForm(_ filters: HomeFilters, categories: [Category]) -> [String] {
+    var lines = [#"<form class="filters" method="get" action="/">"#]
+    if !filters.search.isEmpty { lines.append(hidden("q", filters.search)) }
+    if filters.view != .grid { lines.append(hidden("view", filters.view.rawValue)) }
+    var options = [#"<option value="">All</option>"#]
+    var shown = Category.known
+    for category in categories where !shown.contains(category) { shown.append(category) }
+    if let chosen = filters.category, !shown.contains(chosen) { shown.append(chosen) }
+    for category in shown {
+      let selected = filters.category == category ? " selected" : ""
+      options.append(#"<option value="\#(e(category.rawValue))"\#(selected)>\#(e(category.displayName))</option>"#)
+    }
+    lines.append(#"<label>Category <select name="category">\#(options.joined())</select></label>"#)
+    var stars = [#"<option value="">Any</option>"#]
+    for count in 1...5 {
+      let selected = filters.minimumRating == count ? " selected" : ""
+      stars.append(#"<option value="\#(count)"\#(selected)>\#(count)+ ★</option>"#)
+    }
+    lines.append(#"<label>Stars <select name="min">\#(stars.joined())</select></label>"#)
+    var orders: [String] = []
+    let current = filters.order ?? (filters.search.isEmpty ? "newest" : "relevance")
+    for order in HomeFilters.orders where order.key != "relevance" || !filters.search.isEmpty {
+      let selected = order.key == current ? " selected" : ""
+      orders.append(#"<option value="\#(order.key)"\#(selected)>\#(e(order.label))</option>"#)
+    }
+    lines.append(#"<label>Order <select name="sort">\#(orders.joined())</select></label>"#)
+    lines.append(
+      #"<label class="check"><input type="checkbox" name="favorites" value="1"\#(filters.favoritesOnly ? " checked" : "")> Favourites only</label>"#
+    )
+    lines.append("<button>Apply</button>")
+    lines.append("</form>")
+    return lines
+  }
+
+  /// The list view: a row a review, with a small cover.
+  static func listTable(_ reviews: [ReviewSummary]) -> [String] {
+    var lines = [
+      #"<table class="list">"#,
+      "<thead><tr><th></th><th>Title</th><th>Stars</th><th>Category</th><th>Pictures</th><th>Reviewed</th></tr></thead>",
+      "<tbody>",
+    ]
+    for summary in reviews {
+      let path = e(reviewPath(summary.id))
+      var picture = ""
+      if let cover = summary.cover {
+        picture =
+          #"<a href="\#(path)"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="" loading="lazy"></a>"#
+      }
+      let filled = min(max(summary.rating, 0), 5)
+      let stars =
+        #"<span class="stars" role="img" aria-label="\#(filled) of 5 stars">"#
+        + String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled) + "</span>"
+      let created = DateText.format(summary.created)
+      lines.append(
+        #"<tr><td class="picture">\#(picture)</td><td><a href="\#(path)">\#(e(summary.title))</a>\#(summary.favorite ? #" <span class="favorite" title="Favourite">♥</span>"# : "")</td>"#
+          + "<td>\(stars)</td><td>\(e(summary.category.displayName))</td><td>\(summary.imageCount)</td>"
+          + #"<td><time datetime="\#(created)">\#(created.prefix(10))</time></td></tr>"#)
+    }
+    lines += ["</tbody>", "</table>"]
+    return lines
+  }
+
+  static func pager(_ page: ReviewPage, filters: HomeFilters, pageSize: Int) -> [String] {
+    let pages = max(1, (page.total + pageSize - 1) / pageSize)
+    guard pages > 1 else { return [] }
+    var parts: [String] = []
+    if filters.page > 1 {
+      parts.append(#"<a rel="prev" href="\#(e(filters.link(page: min(filters.page - 1, pages))))">← Previous</a>"#)
+    }
+    parts.append("<span>Page \(filters.page) of \(pages)</span>")
+    if filters.page < pages {
+      parts.append(#"<a rel="next" href="\#(e(filters.link(page: filters.page + 1)))">Next →</a>"#)
+    }
+    return [#"<nav class="pager" aria-label="Pages">"#] + parts + ["</nav>"]
+  }
+}

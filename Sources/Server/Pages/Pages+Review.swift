@@ -1,0 +1,47 @@
+import Catalogue
+import Foundation
+import HTTP
+
+extension Pages {
+  /// `/reviews/ID`: the review as the export's page shows it, its pictures as display
+  /// renditions linking to the originals. A unique prefix of the id redirects to the full one.
+  @Sendable static func review(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let reference = exchange.capture("id")
+    let review = try exchange.library { (library) throws(CatalogueError) in try library.review(reference) }
+    if review.id != reference { return redirect(to: reviewPath(review.id)) }
+    let identity = exchange.identity
+    var extra: [String] = []
+    if let author = review.createdBy {
+      var line = "By \(e(author))"
+      if let editor = review.updatedBy, editor != author { line += "; last changed by \(e(editor))" }
+      extra.append(#"<p class="dates">\#(line)</p>"#)
+    }
+    if identity != nil {
+      extra.append(
+        #"<p class="actions"><a class="button" href="\#(reviewPath(review.id))/edit">Edit</a> "#
+          + #"<a class="button" href="\#(reviewPath(review.id))/delete">Delete</a></p>"#)
+    }
+    var main = notice(exchange.head.query["done"])
+    main += HTML.article(
+      review, pictures: review.images.map { picture($0.image) },
+      coverIndex: review.images.firstIndex { $0.isCover } ?? (review.images.isEmpty ? nil : 0),
+      extra: extra.isEmpty ? nil : extra.joined(separator: "\n"), lazy: true)
+    if !review.images.isEmpty {
+      let downloads = review.images.map { item in
+        #"<a href="\#(e(Files.originalURL(item.image)))?download">\#(item.position)</a>"#
+      }
+      main.append(
+        #"<p class="download">Originals (\#(review.images.count == 1 ? "1 picture" : "\(review.images.count) pictures"), byte for byte): "#
+          + downloads.joined(separator: " · ") + "</p>")
+    }
+    return document(title: review.title, identity: identity, main: main)
+  }
+
+  /// A picture on a review page: its display rendition, linking to the original.
+  static func picture(_ image: StoredImage) -> HTML.Picture {
+    let size = Files.displaySize(image)
+    return HTML.Picture(
+      original: Files.originalURL(image), format: image.format, thumbnail: Files.displayURL(image),
+      thumbnailWidth: size.width, thumbnailHeight: size.height)
+  }
+}

@@ -1,0 +1,153 @@
+import Catalogue
+import Foundation
+import HTTP
+
+extension Pages {
+  /// `GET /sign-in`: the form, with a token of its own in a cookie and a hidden field (there is
+  /// no session yet to tie one to), so that another site cannot sign a browser in.
+  @Sendable static func signInForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let query = exchange.head.query
+    let next = query["next"].flatMap(safeNext) ?? "/"
+    if let identity = exchange.identity {
+      return document(
+        title: "Signed in", identity: identity,
+        main: [
+          "<h1>Signed in</h1>",
+          "<p>You are signed in as <strong>\(e(identity.reviewer))</strong>. <a href=\"\(e(next))\">Go on</a>.</p>",
+        ])
+    }
+    var messages: [String] = []
+    if query["expired"] != nil {
+      messages.append("Your session has ended: sign in again to go on (a change you were making was not saved).")
+    }
+    return signInPage(exchange, name: "", next: next, problems: messages, status: 200)
+  }
+
+  /// `POST /sign-in`: checks the form's token, the throttle and the password; on success a new
+  /// session (a new id, whatever cookie came in) and back to where the reader was.
+  @Sendable static func signIn(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let service = exchange.service
+    let head = exchange.head
+    let form = exchange.form
+    let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
+    let password = form["password"] ?? ""
+    let next = form["next"].flatMap(safeNext) ?? "/"
+    do {
+      try service.checkSameOrigin(head)
+    } catch {
+      return signInPage(exchange, name: name, next: next, problems: [error.message], status: 403)
+    }
+    guard let cookie = head.cookies[CookieName.signIn], CSRF.matches(form[CSRF.field], cookie) else {
+      return signInPage(
+        exchange, name: name, next: next,
+        problems: ["The sign-in form had expired (or this browser refuses cookies): please sign in again."],
+        status: 403)
+    }
+    let outcome = service.signIn(name: name, password: password, head: head)
+    switch outcome {
+    case .throttled(let seconds, let message):
+      var response = signInPage(exchange, name: name, next: next, problems: [message], status: 429)
+      response.headers.set("Retry-After", String(seconds))
+      return response
+    case .refused(let message):
+      return signInPage(exchange, name: name, next: next, problems: [message], status: 401)
+    case .failed(let failure):
+      return error(failure, identity: nil)
+    case .signedIn(let grant):
+      return redirect(
+        to: next,
+        headers: [
+          (
+            "Set-Cookie",
+            Cookie.session(grant, policy: service.options.sessionPolicy, secure: exchange.isSecure, now: Date())
+          ),
+          ("Set-Cookie", Cookie.expired(CookieName.signIn, secure: exchange.isSecure)),
+        ])
+    }
+  }
+
+  /// `POST /sign-out`: ends the session here and in the library.
+  @Sendable static func signOut(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    if case .session(let grant, _)? = exchange.identity?.credential {
+      try exchange.library { (library) throws(CatalogueError) in try library.endSession(secret: grant.secret) }
+    }
+    return redirect(
+      to: "/?done=signed-out", headers: [("Set-Cookie", Cookie.expired(CookieName.session, secure: exchange.isSecure))])
+  }
+
+  /// The sign-in form with a fresh token (cookie and field), the name kept, and what went wrong.
+  static func signInPage(_ exchange: Exchange, name: String, next: String, problems messages: [String], status: Int)
+    -> HTTPResponse
+  {
+    let token = Secrets.make()
+    var main = ["<h1>Sign in</h1>"]
+    main += problems(messages)
+    main += [
+      #"<form class="signin" method="post" action="/sign-in">"#,
+      hidden(CSRF.field, token),
+      hidden("next", next),
+      #"<label>Name <input type="text" name="name" value="\#(e(name))" autocomplete="username" required autofocus></label>"#,
+      #"<label>Password <input type="password" name="password" autocomplete="current-password" required></label>"#,
+      #"<button class="primary">Sign in</button>"#,
+      "</form>",
+      "<p>Reading needs no account. Reviewers are added on the server with <code>catalogue user add NAME</code>.</p>",
+    ]
+    var response = document(title: "Sign in", identity: nil, main: main, status: status)
+    // Strict: the token is only ever needed by this form, posted from this site.
+    response.headers.add(
+      "Set-Cookie",
+      Cookie.make(
+        CookieName.signIn, token, maxAge: 3600, secure: exchange.isSecure, sameSite: "Strict", path: "/sign-in"))
+    response.headers.set("Cache-Control", "no-store")
+    return response
+  }
+}
+
+/// What a sign-in came to.
+enum SignInOutcome: Sendable {
+  case signedIn(SessionGrant)
+  /// A wrong name or password: the same words for both.
+  case refused(String)
+  /// Too many failures lately, for the account or the address.
+  case throttled(seconds: Int, message: String)
+  case failed(Failure)
+}
+
+extension CatalogueService {
+  /// Signs a reviewer in, for the form and the API alike: throttled per account and per
+  /// address before the password is looked at, the password verified (as slowly for an unknown
+  /// name as for a known one), then a new session.
+  func signIn(name: String, password: String, head: HTTPRequestHead) -> SignInOutcome {
+    let accountKey = "account:" + name.lowercased()
+    let addressKey = "address:" + clientAddress(head)
+    let now = Date()
+    let waits = [accountThrottle.wait(accountKey, now: now), addressThrottle.wait(addressKey, now: now)].compactMap {
+      $0
+    }
+    if let wait = waits.max() {
+      let seconds = Int(wait.rounded(.up))
+      return .throttled(
+        seconds: seconds,
+        message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
+    }
+    do {
+      let session = try library(author: nil) { (library) throws(CatalogueError) -> SessionGrant? in
+        guard let reviewer = try library.verifyPassword(name: name, password: password, now: now) else { return nil }
+        return try library.startSession(for: reviewer, policy: options.sessionPolicy, now: now)
+      }
+      guard let session else {
+        accountThrottle.failed(accountKey, now: now)
+        addressThrottle.failed(addressKey, now: now)
+        return .refused("wrong name or password")
+      }
+      accountThrottle.succeeded(accountKey)
+      // An id the browser held before is ended: the session it signs in with is new.
+      if let old = head.cookies[CookieName.session], !old.isEmpty {
+        try? library(author: nil) { (library) throws(CatalogueError) in try library.endSession(secret: old) }
+      }
+      return .signedIn(session)
+    } catch {
+      return .failed(error)
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import Catalogue
+import HTTP
+import ImagePipeline
+
+/// Why a request could not be served: a status and a one-line message, the command line's
+/// words wherever the library said it. The API sends it as `{"error": message}`; a page shows
+/// it.
+struct Failure: Error, Sendable, Equatable {
+  var status: Int
+  var message: String
+  /// Headers the answer carries (`Allow`, `Retry-After`, `WWW-Authenticate`).
+  var headers: [String: String] = [:]
+
+  init(_ status: Int, _ message: String, headers: [String: String] = [:]) {
+    self.status = status
+    self.message = message
+    self.headers = headers
+  }
+
+  /// The library's error with the status that says what kind of failure it is.
+  init(_ error: CatalogueError) {
+    self.init(Self.status(of: error), error.description)
+    if status == 503 { headers["Retry-After"] = "5" }
+  }
+
+  static let signInNeeded = Failure(
+    401, "sign in first: this needs a reviewer's session or API token",
+    headers: ["WWW-Authenticate": #"Bearer realm="catalogue""#])
+
+  static func notFound(_ what: String) -> Failure { Failure(404, what) }
+
+  static func badRequest(_ message: String) -> Failure { Failure(400, message) }
+
+  /// The status for a library error: the client's mistake (400), a missing record (404), a
+  /// conflict with what is there (409), a picture too large (413) or not one the library
+  /// takes (415), the library busy (503), or the server's own failure (500).
+  static func status(of error: CatalogueError) -> Int {
+    switch error {
+    case .invalidReview, .badReviewReference, .badImageReference, .invalidQuery, .invalidArgument,
+      .unknownCategory, .ambiguousReview, .ambiguousImage, .notText, .textTooLarge:
+      return 400
+    case .reviewNotFound, .imageNotFound:
+      return 404
+    case .imageAlreadyAttached, .duplicatePicture, .reviewExists:
+      return 409
+    case .fileTooLarge:
+      return 413
+    case .imageRejected(_, let reason):
+      return status(of: reason)
+    case .picturesRefused(let failures, _):
+      return failures.first.map { status(of: $0.error) } ?? 400
+    case .database(let cause) where cause.isBusy:
+      return 503
+    case .interrupted:
+      return 503
+    default:
+      return status(ofAccount: error) ?? 500
+    }
+  }
+
+  /// Statuses for what an image's decoder said: not a picture or a kind the library does not
+  /// take (415), too many pixels (413), damaged (400).
+  static func status(of error: ImageError) -> Int {
+    switch error {
+    case .empty, .notAnImage, .unsupported, .decoderMissing: return 415
+    case .tooManyPixels: return 413
+    case .truncated, .corrupt: return 400
+    case .encodingFailed: return 500
+    }
+  }
+}
+
+extension Failure {
+  /// Statuses for the reviewers' errors: a name taken (409), no such reviewer (404), a name or
+  /// password that cannot be one (400).
+  static func status(ofAccount error: CatalogueError) -> Int? {
+    switch error {
+    case .reviewerExists: return 409
+    case .reviewerNotFound, .imageNotInLibrary: return 404
+    case .badReviewerName, .badPassword: return 400
+    default: return nil
+    }
+  }
+}

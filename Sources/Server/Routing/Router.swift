@@ -1,0 +1,114 @@
+import HTTP
+
+/// Who may use a route.
+enum Access: Sendable {
+  /// Anyone, signed in or not.
+  case everyone
+  /// Signed-in reviewers only (a session cookie, or a bearer token for the API).
+  case reviewer
+}
+
+/// What a route takes as its body.
+enum BodyKind: Sendable {
+  /// No body.
+  case none
+  /// A form: `application/x-www-form-urlencoded`, or `multipart/form-data` with files.
+  case form
+  /// `application/json`.
+  case json
+  /// `multipart/form-data` with pictures.
+  case upload
+}
+
+/// Where a route's work runs.
+enum Work: Sendable {
+  /// On the connection's own thread: reads that never wait for a lock.
+  case inline
+  /// On the worker pool: writes (which may wait for another command's lock), decoding, hashing
+  /// passwords.
+  case worker
+}
+
+/// A route: a method and a path pattern, to a handler.
+///
+/// A pattern is a list of segments: literal ones, and `:name` ones that capture any one
+/// (percent-decoded) segment. The handler checks what it captured; the router only matches.
+struct Route: Sendable {
+  enum Segment: Sendable, Equatable {
+    case literal(String)
+    case capture(String)
+  }
+
+  let method: String
+  let segments: [Segment]
+  let access: Access
+  let body: BodyKind
+  let work: Work
+  /// Whether the route answers with JSON (the API) rather than a page.
+  let isAPI: Bool
+  /// Whether the route serves files and pictures, which need no identity: a browser's cookie
+  /// on a thumbnail request is never looked at.
+  let isFile: Bool
+  /// Whether the handler guards against forgery itself (signing in, where there is no session
+  /// token yet), instead of the session's CSRF token.
+  let checksOwnForgery: Bool
+  let handler: @Sendable (Exchange) throws(Failure) -> HTTPResponse
+
+  init(
+    _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
+    work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false,
+    _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
+  ) {
+    self.method = method
+    self.segments = pattern.split(separator: "/").map { part in
+      part.hasPrefix(":") ? .capture(String(part.dropFirst())) : .literal(String(part))
+    }
+    self.access = access
+    self.body = body
+    // A route that writes runs on a worker whatever it says: a write may wait for a lock.
+    self.work = (method == "GET" || method == "HEAD") ? work : .worker
+    self.isAPI = pattern.hasPrefix("/api/")
+    self.isFile = file
+    self.checksOwnForgery = checksOwnForgery
+    self.handler = handler
+  }
+
+  /// The captures when `path` matches the pattern, else nil.
+  func captures(_ path: [String]) -> [String: String]? {
+    guard path.count == segments.count else { return nil }
+    var captured: [String: String] = [:]
+    for (segment, part) in zip(segments, path) {
+      switch segment {
+      case .literal(let text): if text != part { return nil }
+      case .capture(let name): captured[name] = part
+      }
+    }
+    return captured
+  }
+}
+
+/// A table of routes, matched in order.
+struct Router: Sendable {
+  enum Match {
+    case found(Route, [String: String])
+    /// The path exists, but not for this method; the methods it has.
+    case methodNotAllowed([String])
+    case notFound
+  }
+
+  let routes: [Route]
+
+  func match(method: String, path: [String]) -> Match {
+    // HEAD is GET without the body: libmicrohttpd leaves the body out.
+    let method = method == "HEAD" ? "GET" : method
+    var allowed: [String] = []
+    for route in routes {
+      guard let captured = route.captures(path) else { continue }
+      if route.method == method { return .found(route, captured) }
+      if !allowed.contains(route.method) { allowed.append(route.method) }
+    }
+    if allowed.isEmpty { return .notFound }
+    if allowed.contains("GET") { allowed.append("HEAD") }
+    return .methodNotAllowed(allowed)
+  }
+}

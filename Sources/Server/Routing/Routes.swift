@@ -1,0 +1,62 @@
+import HTTP
+
+/// Every route of the server, in one table: what each method and path does, who may use it,
+/// what it takes and where it runs.
+enum Routes {
+  static let all: [Route] = pictures + pages + api
+
+  /// The library's pictures and the server's assets: content-addressed, immutable, served
+  /// from the file (sendfile) without looking at who asks.
+  static let pictures: [Route] = [
+    Route("GET", "/originals/:name", file: true, Files.original),
+    Route("GET", "/thumbnails/:name", file: true, Files.thumbnail),
+    Route("GET", "/display/:name", file: true, Files.display),
+    Route("GET", "/assets/:name", file: true, Files.asset),
+    Route("GET", "/favicon.ico", file: true, Files.favicon),
+  ]
+
+  /// Whether a picture route must make its file first (a rendition not yet made, a thumbnail
+  /// gone missing): that is decoding, for a worker, not the connection's thread. Decided from
+  /// the path alone, with one look at the file system.
+  static let fileNeedsWork: [String: @Sendable (CatalogueService, [String: String]) -> Bool] = [
+    "thumbnails": { service, captures in Files.thumbnailNeedsMaking(captures["name"] ?? "", service: service) },
+    "display": { service, captures in Files.displayNeedsMaking(captures["name"] ?? "", service: service) },
+  ]
+
+  /// Pages for readers and reviewers: HTML that works without JavaScript.
+  static let pages: [Route] = [
+    Route("GET", "/", Pages.home),
+    Route("GET", "/reviews/:id", Pages.review),
+    Route("GET", "/sign-in", Pages.signInForm),
+    Route("POST", "/sign-in", body: .form, checksOwnForgery: true, Pages.signIn),
+    Route("POST", "/sign-out", body: .form, Pages.signOut),
+    Route("GET", "/new", access: .reviewer, Pages.newReviewForm),
+    Route("POST", "/new", access: .reviewer, body: .upload, Pages.createReview),
+    Route("GET", "/reviews/:id/edit", access: .reviewer, Pages.editForm),
+    Route("POST", "/reviews/:id/edit", access: .reviewer, body: .form, Pages.saveReview),
+    Route("GET", "/reviews/:id/delete", access: .reviewer, Pages.deleteForm),
+    Route("POST", "/reviews/:id/delete", access: .reviewer, body: .form, Pages.deleteReview),
+    Route("POST", "/reviews/:id/images", access: .reviewer, body: .upload, Pages.uploadPictures),
+    Route("POST", "/reviews/:id/images/:image/cover", access: .reviewer, body: .form, Pages.makeCover),
+    Route("POST", "/reviews/:id/images/:image/move", access: .reviewer, body: .form, Pages.movePicture),
+    Route("POST", "/reviews/:id/images/:image/replace", access: .reviewer, body: .upload, Pages.replacePicture),
+    Route("POST", "/reviews/:id/images/:image/detach", access: .reviewer, body: .form, Pages.detachPicture),
+  ]
+
+  /// The JSON API, with the shapes of the command line's `--json`.
+  static let api: [Route] = [
+    Route("GET", "/api/reviews", API.list),
+    Route("POST", "/api/reviews", access: .reviewer, body: .json, API.create),
+    Route("GET", "/api/reviews/:id", API.show),
+    Route("PATCH", "/api/reviews/:id", access: .reviewer, body: .json, API.edit),
+    Route("DELETE", "/api/reviews/:id", access: .reviewer, API.remove),
+    Route("POST", "/api/reviews/:id/images", access: .reviewer, body: .upload, API.attach),
+    Route("PUT", "/api/reviews/:id/images/:image", access: .reviewer, body: .upload, API.replace),
+    Route("PATCH", "/api/reviews/:id/images/:image", access: .reviewer, body: .json, API.move),
+    Route("DELETE", "/api/reviews/:id/images/:image", access: .reviewer, API.detach),
+    Route("PUT", "/api/reviews/:id/cover", access: .reviewer, body: .json, API.cover),
+    Route("GET", "/api/session", API.currentSession),
+    Route("POST", "/api/session", body: .json, checksOwnForgery: true, API.signIn),
+    Route("DELETE", "/api/session", API.signOut),
+  ]
+}

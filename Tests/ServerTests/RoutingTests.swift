@@ -1,0 +1,149 @@
+import Catalogue
+import Foundation
+import HTTP
+import Testing
+
+@testable import Server
+
+@Suite("Routing")
+struct RoutingTests {
+  let router = Router(routes: Routes.all)
+
+  func match(_ method: String, _ path: String) -> Router.Match {
+    router.match(method: method, path: path.split(separator: "/").map(String.init))
+  }
+
+  @Test func everyPatternCapturesItsSegments() throws {
+    guard case .found(let route, let captures) = match("POST", "/reviews/0123abcd/images/2/cover") else {
+      Issue.record("no route for a cover change")
+      return
+    }
+    #expect(route.access == .reviewer)
+    #expect(route.work == .worker)
+    #expect(captures == ["id": "0123abcd", "image": "2"])
+  }
+
+  @Test func headIsAnsweredAsGet() throws {
+    guard case .found(let route, _) = match("HEAD", "/thumbnails/x") else {
+      Issue.record("HEAD did not match the thumbnail route")
+      return
+    }
+    #expect(route.method == "GET")
+    #expect(route.isFile)
+  }
+
+  @Test func aKnownPathWithAnotherMethodSaysWhichAreAllowed() {
+    guard case .methodNotAllowed(let allowed) = match("DELETE", "/reviews/0123abcd") else {
+      Issue.record("DELETE on a page was not refused as a wrong method")
+      return
+    }
+    #expect(allowed == ["GET", "HEAD"])
+  }
+
+  @Test(arguments: ["/nothing", "/reviews", "/reviews/a/b/c/d/e/f", "/api/reviews/x/images/1/2"])
+  func anUnknownPathIsNotFound(_ path: String) {
+    guard case .notFound = match("GET", path) else {
+      Issue.record("\(path) matched a route")
+      return
+    }
+  }
+
+  @Test func writesRunOnWorkersAndReadsInline() {
+    for route in Routes.all {
+      if route.method == "GET" {
+        #expect(route.work == .inline, "\(route.method) \(route.segments)")
+      } else {
+        #expect(route.work == .worker, "\(route.method) \(route.segments)")
+      }
+    }
+  }
+
+  @Test func everyWriteButSigningInAndOutNeedsAReviewer() {
+    for route in Routes.all where route.method != "GET" {
+      let path = route.segments.map { segment -> String in
+        switch segment {
+        case .literal(let text): return text
+        case .capture(let name): return ":" + name
+        }
+      }.joined(separator: "/")
+      let open = ["sign-in", "sign-out", "api/session"].contains(path)
+      #expect((route.access == .everyone) == open, "\(route.method) /\(path)")
+    }
+  }
+}
+
+@Suite("Home page filters")
+struct HomeFilterTests {
+  @Test func aQueryBecomesTheLibrarysQuery() throws {
+    let filters = try HomeFilters(
+      QueryParameters(parsing: "q=time+travel&category=movie&min=4&favorites=1&sort=title-desc&view=list&page=3"))
+    let query = filters.reviewQuery(pageSize: 50)
+    #expect(query.search == "time travel")
+    #expect(query.category?.rawValue == "movie")
+    #expect(query.minimumRating == 4)
+    #expect(query.favoritesOnly)
+    #expect(query.sort == .title)
+    #expect(query.reversed)
+    #expect(query.offset == 100)
+    #expect(query.limit == 50)
+    #expect(filters.view == .list)
+  }
+
+  @Test func newestFirstUnlessSearching() throws {
+    #expect(try HomeFilters(QueryParameters(parsing: "")).reviewQuery(pageSize: 10).sort == .created)
+    #expect(try HomeFilters(QueryParameters(parsing: "q=wick")).reviewQuery(pageSize: 10).sort == .relevance)
+  }
+
+  @Test(arguments: [
+    ("min=9", "minimum stars must be 0 to 5, not 9"),
+    ("page=0", "page must be a number from 1, not 0"),
+    ("view=table", "view must be grid or list, not table"),
+    ("sort=relevance", "sorting by best match needs a search"),
+    ("category=%3Cb%3E", "category <b> is not a category label"),
+  ])
+  func aValueThatCannotBeOneSaysWhy(_ text: String, _ message: String) {
+    #expect(throws: Failure(400, message)) { try HomeFilters(QueryParameters(parsing: text)) }
+  }
+
+  @Test func linksKeepTheFiltersAndChangeOnlyWhatIsAsked() throws {
+    let filters = try HomeFilters(QueryParameters(parsing: "q=a%26b&min=3&page=2"))
+    #expect(filters.link(page: 3) == "/?q=a%26b&min=3&page=3")
+    #expect(filters.link(view: .list, page: 1) == "/?q=a%26b&min=3&view=list")
+  }
+}
+
+@Suite("Small parts")
+struct PartsTests {
+  @Test(arguments: [
+    ("/reviews/abc", "/reviews/abc"), ("/", "/"), ("//evil.example", nil), ("/\\evil.example", nil),
+    ("https://evil.example/", nil), ("/a\nb", nil), ("relative", nil),
+  ])
+  func aSignInOnlyEverSendsAReaderToThisServer(_ next: String, _ expected: String?) {
+    #expect(Pages.safeNext(next) == expected)
+  }
+
+  @Test(arguments: [
+    (nil, "upload"), ("IMG_0001.HEIC", "IMG_0001.HEIC"), ("C:\\Users\\me\\Pictures\\cat.jpg", "cat.jpg"),
+    ("../../etc/passwd", "passwd"), ("a\u{1B}[31mb.jpg", "a[31mb.jpg"), ("   ", "upload"),
+  ])
+  func anUploadsNameIsFitForAMessage(_ sent: String?, _ shown: String) {
+    #expect(Exchange.uploadName(sent) == shown)
+  }
+
+  @Test func csrfTokensDifferBySessionAndAreStable() {
+    let first = CSRF.token(forSession: "secret-one")
+    #expect(first == CSRF.token(forSession: "secret-one"))
+    #expect(first != CSRF.token(forSession: "secret-two"))
+    #expect(!first.contains("secret"))
+    #expect(CSRF.matches(first, first))
+    #expect(!CSRF.matches(nil, first))
+    #expect(!CSRF.matches(String(first.dropLast()), first))
+  }
+
+  @Test func cookiesAreHttpOnlyAndSecureOnlyOverHTTPS() {
+    let plain = Cookie.make("name", "value", maxAge: 60, secure: false)
+    #expect(plain == "name=value; Path=/; Max-Age=60; HttpOnly; SameSite=Lax")
+    #expect(Cookie.make("name", "value", maxAge: 60, secure: true).hasSuffix("; Secure"))
+    #expect(Cookie.expired("name", secure: false).contains("Max-Age=0"))
+  }
+}
