@@ -110,6 +110,16 @@ public final class CatalogueService: HTTPService {
     return isAPI ? Self.json(failure) : Pages.error(failure, identity: nil)
   }
 
+  /// A picture over the library's file-size cap, in the words `catalogue attach` uses, naming
+  /// the file as it was uploaded.
+  public func oversizedPartResponse(_ part: OversizedPart, message: String, head: HTTPRequestHead) -> HTTPResponse {
+    let name = Exchange.uploadName(part.filename)
+    let error = CatalogueError.fileTooLarge(path: name, bytes: part.bytes, cap: part.limit)
+    guard head.path.hasPrefix("/api/") else { return Pages.error(Failure(error), identity: nil) }
+    return API.error(
+      error.description, status: 413, failures: [ImportFailure(source: name, error: error)])
+  }
+
   // MARK: Serving a route
 
   private func serve(_ route: Route, captures: [String: String], request: HTTPRequest) -> HTTPResponse {

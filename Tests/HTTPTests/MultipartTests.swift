@@ -174,7 +174,29 @@ struct MultipartTests {
       Array(
         "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.bin\"\r\n\r\n".utf8)
       + [UInt8](repeating: 65, count: 101) + Array("\r\n--\(Self.boundary)--".utf8)
-    expectRefusal(file, MultipartError(status: 413, message: "multipart body: a file is over 100 bytes"), limit: small)
+    let oversized = OversizedPart(name: "a", filename: "a.bin", bytes: 101, limit: 100)
+    expectRefusal(
+      file,
+      MultipartError(
+        status: 413, message: "multipart body: the file a.bin is 101 bytes, over the 100 a file may have",
+        oversized: oversized),
+      limit: small)
+    // The rest of an oversized file is counted, not kept, in whatever chunks it comes: the
+    // refusal says the whole size.
+    let large =
+      Array(
+        "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.bin\"\r\n\r\n".utf8)
+      + [UInt8](repeating: 66, count: 5_000) + Array("\r\n--\(Self.boundary)--".utf8)
+    for chunk in [1, 7, 4096] {
+      #expect(
+        throws: MultipartError(
+          status: 413, message: "multipart body: the file a.bin is 5000 bytes, over the 100 a file may have",
+          oversized: OversizedPart(name: "a", filename: "a.bin", bytes: 5_000, limit: 100))
+      ) {
+        _ = try read(large, limit: small) { chunk }
+      }
+      #expect(entries(of: folder.file("uploads")).isEmpty)
+    }
   }
 
   @Test("Parts without a form-data disposition or a name, and junk after a boundary, are malformed")

@@ -5,13 +5,32 @@ import Glibc
 public struct MultipartError: Error, Equatable, Sendable, CustomStringConvertible {
   public var status: Int
   public var message: String
+  /// The file part that passed its limit, when that is why: a service names it in its words.
+  public var oversized: OversizedPart?
 
-  public init(status: Int, message: String) {
+  public init(status: Int, message: String, oversized: OversizedPart? = nil) {
     self.status = status
     self.message = message
+    self.oversized = oversized
   }
 
   public var description: String { message }
+}
+
+/// A file part over ``MultipartLimit/maximumFileBytes``: its name, the file name the client
+/// gave, and its whole size (the reader counts the rest of it without keeping it).
+public struct OversizedPart: Equatable, Sendable {
+  public var name: String
+  public var filename: String?
+  public var bytes: Int
+  public var limit: Int
+
+  public init(name: String, filename: String?, bytes: Int, limit: Int) {
+    self.name = name
+    self.filename = filename
+    self.bytes = bytes
+    self.limit = limit
+  }
 }
 
 /// Takes a multipart/form-data body apart as it arrives (RFC 7578, RFC 2046 section 5.1), in
@@ -55,6 +74,8 @@ public final class MultipartReader {
   /// The part being read.
   private var current: FormPart?
   private var currentFile: FileBeingWritten?
+  /// The current part passed its limit: its bytes are counted, not kept, to its end.
+  private var oversized: OversizedPart?
   /// Every file made so far, to remove on failure.
   private var madeFiles: [String] = []
   private var finished = false
@@ -262,10 +283,22 @@ public final class MultipartReader {
   /// Content of the current part (nothing in the preamble).
   private func deliver(_ bytes: ArraySlice<UInt8>) throws(MultipartError) {
     guard !bytes.isEmpty, case .content = state else { return }
+    if oversized != nil {
+      oversized?.bytes += bytes.count
+      return
+    }
     if var file = currentFile {
       guard file.size + bytes.count <= limit.maximumFileBytes else {
-        throw MultipartError(
-          status: 413, message: "multipart body: a file is over \(limit.maximumFileBytes) bytes")
+        // The file goes at once; the rest of the part is counted, so that the refusal can say
+        // how large it was.
+        currentFile = nil
+        close(file.descriptor)
+        unlink(file.path)
+        madeFiles.removeAll { $0 == file.path }
+        oversized = OversizedPart(
+          name: current?.name ?? "", filename: current?.filename, bytes: file.size + bytes.count,
+          limit: limit.maximumFileBytes)
+        return
       }
       // withUnsafeBufferPointer, not withUnsafeBytes: typed throws pass through the former only.
       try bytes.withUnsafeBufferPointer { (buffer) throws(MultipartError) in
@@ -294,6 +327,15 @@ public final class MultipartReader {
   }
 
   private func endPart() throws(MultipartError) {
+    if let oversized {
+      self.oversized = nil
+      current = nil
+      throw MultipartError(
+        status: 413,
+        message: "multipart body: the file \(oversized.filename ?? oversized.name) is \(oversized.bytes) bytes, "
+          + "over the \(oversized.limit) a file may have",
+        oversized: oversized)
+    }
     guard var part = current else { return }
     if let file = currentFile {
       currentFile = nil

@@ -61,4 +61,14 @@ public protocol HTTPService: Sendable {
   /// 413 too large, 408/400 as fits), so that errors look like the service's own (JSON for
   /// an API, a page for a browser). `head` is nil when the request line itself was unusable.
   func errorResponse(status: Int, message: String, head: HTTPRequestHead?) -> HTTPResponse
+  /// The answer (413) for a body refused because one uploaded file passed
+  /// ``MultipartLimit/maximumFileBytes``, so that the service can name the file and its size in
+  /// its own words. By default, ``errorResponse(status:message:head:)`` with `message`.
+  func oversizedPartResponse(_ part: OversizedPart, message: String, head: HTTPRequestHead) -> HTTPResponse
+}
+
+extension HTTPService {
+  public func oversizedPartResponse(_ part: OversizedPart, message: String, head: HTTPRequestHead) -> HTTPResponse {
+    errorResponse(status: 413, message: message, head: head)
+  }
 }

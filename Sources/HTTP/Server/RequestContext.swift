@@ -73,9 +73,27 @@ struct BodyFraming {
   var contentLength: Int?
   var chunked: Bool
 
+  /// Why the framing cannot be trusted, when it cannot (RFC 9112 section 6): a request is
+  /// then refused and its connection closed, so that no bytes of it are taken for another
+  /// request (a proxy in front may have framed it otherwise: request smuggling).
+  var problem: String?
+
   init(_ headers: HTTPHeaders) {
-    contentLength = headers["Content-Length"].flatMap { Int(ASCII.trimmed(Substring($0))) }
-    chunked = headers.values("Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
+    let lengths = headers.values("Content-Length")
+    contentLength = lengths.first.flatMap { Int(ASCII.trimmed(Substring($0))) }
+    let codings = headers.values("Transfer-Encoding").flatMap { $0.split(separator: ",") }.map {
+      ASCII.trimmed($0).lowercased()
+    }
+    chunked = codings.contains("chunked")
+    if !codings.isEmpty && !lengths.isEmpty {
+      problem = "a request may not have both Transfer-Encoding and Content-Length"
+    } else if !codings.isEmpty && codings != ["chunked"] {
+      problem = "Transfer-Encoding \(codings.joined(separator: ", ")) is not taken: send the body as it is, or chunked"
+    } else if lengths.count > 1 && Set(lengths.map { ASCII.trimmed(Substring($0)) }).count > 1 {
+      problem = "a request may not have two different Content-Length fields"
+    } else if let first = lengths.first, contentLength == nil || contentLength! < 0 {
+      problem = "Content-Length \(first) is not a length"
+    }
   }
 
   /// Whether a body follows the head.
@@ -86,18 +104,20 @@ struct BodyFraming {
 ///
 /// Once the body is refused (over the limit, a malformed form), later bytes are read and
 /// dropped, so that the refusal can be sent as a response once the request is complete
-/// (libmicrohttpd 0.9.75 cannot queue a response in the middle of a body); past
-/// ``drainAllowance`` dropped bytes the connection is closed instead.
+/// (libmicrohttpd 0.9.75 cannot queue a response in the middle of a body): the whole of a body
+/// whose Content-Length was within the limit (so the client hears why), and of a chunked one
+/// at most ``drainAllowance`` bytes past the limit, after which the connection is closed.
 final class BodyIntake {
-  /// How many bytes past a refusal are read before the connection is closed.
-  static let drainAllowance = 1 << 20
+  /// How many bytes past the limit a chunked body may send before the connection is closed:
+  /// enough for an upload a little or a few times too large to hear why, bounded so that an
+  /// endless one is cut off. (Browsers send forms with a Content-Length, drained whole.)
+  static let drainAllowance = 64 << 20
 
-  struct Failure {
-    var status: Int
-    var message: String
-  }
+  typealias Failure = MultipartError
 
   private let maximumBytes: Int
+  /// Whether the client announced the body's length (checked against the limit already).
+  private let announced: Bool
   private var buffer: [UInt8] = []
   private let reader: MultipartReader?
   private var received = 0
@@ -106,6 +126,7 @@ final class BodyIntake {
 
   init(limit: BodyLimit, reader: MultipartReader?, expected: Int?) {
     maximumBytes = max(0, limit.maximumBytes)
+    announced = expected != nil
     self.reader = reader
     // Room for the announced length, up to 1 MiB: a client that announces much and sends
     // nothing must not make the server set aside that much.
@@ -116,19 +137,19 @@ final class BodyIntake {
   func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
     if failure != nil {
       dropped += bytes.count
-      return dropped <= Self.drainAllowance
+      return keepsDraining
     }
     received += bytes.count
     if received > maximumBytes {
       fail(Failure(status: 413, message: "request body over the limit of \(maximumBytes) bytes"))
       dropped = received - maximumBytes
-      return dropped <= Self.drainAllowance
+      return keepsDraining
     }
     if let reader {
       do {
         try reader.consume(bytes)
       } catch {
-        fail(Failure(status: error.status, message: error.message))
+        fail(error)
       }
     } else {
       buffer.append(contentsOf: bytes)
@@ -136,9 +157,15 @@ final class BodyIntake {
     return true
   }
 
+  /// Whether the rest of a refused body is still worth reading: all of an announced one, up to
+  /// the allowance of a chunked one.
+  private var keepsDraining: Bool {
+    announced || received + dropped <= maximumBytes + Self.drainAllowance
+  }
+
   /// The body whole: its bytes, or the parts of its form.
   func finish() -> Result<(body: [UInt8], parts: [FormPart]), MultipartError> {
-    if let failure { return .failure(MultipartError(status: failure.status, message: failure.message)) }
+    if let failure { return .failure(failure) }
     guard let reader else { return .success((buffer, [])) }
     do {
       return .success(([], try reader.finish()))

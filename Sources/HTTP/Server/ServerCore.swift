@@ -105,6 +105,14 @@ final class ServerCore: Sendable {
     context.countedInFlight = true
 
     let framing = BodyFraming(head.headers)
+    if let problem = framing.problem {
+      return refuse(context, connection: connection, status: 400, message: problem, closing: true)
+    }
+    // HTTP/1.1 requires Host (RFC 9112 section 3.2); the checks of where a write comes from
+    // rely on it.
+    if version == "HTTP/1.1" && head.headers["Host"] == nil {
+      return refuse(context, connection: connection, status: 400, message: "an HTTP/1.1 request needs a Host field")
+    }
     switch service.plan(for: head) {
     case .respond(let response):
       // With a body, answering now leaves the body unread and closes the connection.
@@ -158,6 +166,11 @@ final class ServerCore: Sendable {
       context.uploads = whole.parts.compactMap(\.file)
     case .failure(let failure):
       intake.discard()
+      if let oversized = failure.oversized {
+        return answer(
+          context, connection: connection,
+          with: service.oversizedPartResponse(oversized, message: failure.message, head: head))
+      }
       return refuse(context, connection: connection, status: failure.status, message: failure.message)
     }
     guard context.onWorker else {
@@ -211,8 +224,12 @@ final class ServerCore: Sendable {
   }
 
   /// Answers with the service's own wording of a problem found here.
-  private func refuse(_ context: RequestContext, connection: Connection, status: Int, message: String) -> Bool {
-    answer(context, connection: connection, with: errorResponse(status: status, message: message, head: context.head))
+  private func refuse(
+    _ context: RequestContext, connection: Connection, status: Int, message: String, closing: Bool = false
+  ) -> Bool {
+    var response = errorResponse(status: status, message: message, head: context.head)
+    if closing { response.headers.set("Connection", "close") }
+    return answer(context, connection: connection, with: response)
   }
 
   private func errorResponse(status: Int, message: String, head: HTTPRequestHead?) -> HTTPResponse {
