@@ -130,6 +130,17 @@ extension Pages {
     guard let page else {
       return document(title: heading, identity: identity, main: main, status: 400, search: filters.search)
     }
+    if page.reviews.isEmpty && page.total > 0 {
+      // A page past the last (a link from before some reviews went): where the last one is.
+      let last = (page.total + pageSize - 1) / pageSize
+      let fit = page.total == 1 ? "the review fits" : "the \(page.total) reviews fit"
+      let pages = last == 1 ? "one page" : "\(last) pages"
+      let link = e(filters.link(page: last))
+      main.append(
+        #"<p class="problem">There is no page \#(filters.page): \#(fit) on \#(pages). "#
+          + #"<a href="\#(link)">Go to the \#(last == 1 ? "first" : "last") page</a>.</p>"#)
+      return document(title: heading, identity: identity, main: main, status: 404, search: filters.search)
+    }
     main.append(#"<div class="toolbar">"#)
     main.append(#"<p class="count">\#(e(countText(page, pageSize: pageSize)))</p>"#)
     main.append(
