@@ -186,9 +186,22 @@ public final class Library {
   /// them, so that a long-lived server follows `catalogue thumbnails --rebuild --size 512` at
   /// its next request. Cheap: one pragma when nothing changed. (This instance's own changes
   /// are in force at once.)
-  public func refreshIfChanged() throws(CatalogueError) {
-    guard try records.dataVersion() != settingsVersion else { return }
+  ///
+  /// Returns whether anything was committed meanwhile (by any other connection): what the
+  /// server's page cache needs to know.
+  @discardableResult
+  public func refreshIfChanged() throws(CatalogueError) -> Bool {
+    guard try records.dataVersion() != settingsVersion else { return false }
     try loadSettings()
+    return true
+  }
+
+  /// Bounds the memory this instance's connection takes: no memory-mapped reads (the pages of
+  /// a large library a long-lived process has touched would count as its own) and a page
+  /// cache of `cacheBytes`. For a server, which holds a connection a thread; commands keep the
+  /// defaults, which read faster.
+  public func limitMemory(cacheBytes: Int) throws(CatalogueError) {
+    try records.limitMemory(cacheBytes: cacheBytes)
   }
 
   /// The schema version of the open database.

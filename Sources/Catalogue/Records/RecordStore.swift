@@ -91,6 +91,8 @@ protocol RecordStore: AnyObject {
 
   /// A number that changes when another connection commits (`PRAGMA data_version`).
   func dataVersion() throws(CatalogueError) -> Int
+  /// Bounds the memory the store's connection takes (no memory mapping, a small page cache).
+  func limitMemory(cacheBytes: Int) throws(CatalogueError)
 
   // The store itself
   func integrityProblems(quick: Bool) throws(CatalogueError) -> [String]

@@ -180,7 +180,21 @@ final class SQLiteRecords: RecordStore {
 
   /// The category labels in use.
   func categoryLabels() throws(CatalogueError) -> [String] {
-    try sql { () throws(DatabaseError) in try database.query("SELECT DISTINCT category FROM reviews") { $0.text(0) } }
+    // One index seek a label (a loose index scan), not a walk over every review: the labels
+    // are few, the reviews may be a hundred thousand, and the server asks for every page.
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        """
+        WITH RECURSIVE used (category) AS (
+          SELECT min(category) FROM reviews
+          UNION ALL
+          SELECT (SELECT min(category) FROM reviews WHERE category > used.category) FROM used
+          WHERE used.category IS NOT NULL
+        )
+        SELECT category FROM used WHERE category IS NOT NULL
+        """
+      ) { $0.text(0) }
+    }
   }
 
   /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
@@ -573,6 +587,13 @@ final class SQLiteRecords: RecordStore {
         if !dryRun { try database.run("DELETE FROM \(table) WHERE \(condition)") }
       }
       return count
+    }
+  }
+
+  func limitMemory(cacheBytes: Int) throws(CatalogueError) {
+    // A negative cache_size is in KiB.
+    try sql { () throws(DatabaseError) in
+      try database.execute("PRAGMA mmap_size = 0; PRAGMA cache_size = -\(max(64, cacheBytes / 1024))")
     }
   }
 
