@@ -19,6 +19,8 @@ public struct ServerOptions: Sendable {
   public var uploadFolder: String
   /// Reviews a page of the grid shows.
   public var pageSize = 50
+  /// How many bytes of readers' pages are kept until the library changes (0: none).
+  public var pageCacheBytes = 4 << 20
 
   public init(uploadFolder: String) {
     self.uploadFolder = uploadFolder
@@ -32,6 +34,8 @@ public final class CatalogueService: HTTPService {
   let options: ServerOptions
   let pool: LibraryPool
   let router: Router
+  /// Readers' pages until the library changes.
+  let pages: PageCache
   let accountThrottle = SignInThrottle(policy: SignInThrottle.perAccount)
   let addressThrottle = SignInThrottle(policy: SignInThrottle.perAddress)
 
@@ -41,7 +45,9 @@ public final class CatalogueService: HTTPService {
   /// Opens the library (bringing an older schema up to date) and makes the upload folder.
   public init(libraryPath: String, options: ServerOptions) throws(CatalogueError) {
     self.options = options
-    self.pool = try LibraryPool(path: libraryPath)
+    let pages = PageCache(maximumBytes: options.pageCacheBytes)
+    self.pages = pages
+    self.pool = try LibraryPool(path: libraryPath) { pages.invalidate() }
     self.router = Router(routes: Routes.all)
   }
 
@@ -131,7 +137,23 @@ public final class CatalogueService: HTTPService {
         try authorize(route, request: request, identity: identity)
       }
       let exchange = Exchange(request: request, captures: captures, identity: identity, service: self)
+      // What anyone may see is kept until the library changes; a request with credentials is
+      // never answered from it, nor kept.
+      let cacheable = route.isCacheable && Self.credentials(in: head) == nil && options.pageCacheBytes > 0
+      var generation: UInt64 = 0
+      if cacheable {
+        try lookForChanges()
+        generation = pages.generation
+        if let kept = pages.page(head.target, generation: generation) {
+          return finish(kept, head: head, signedIn: false)
+        }
+      }
+      defer {
+        // Whatever a write did (or began to do before it failed), the pages kept may be stale.
+        if route.method != "GET" { pages.invalidate() }
+      }
       var response = try route.handler(exchange)
+      if cacheable && response.status == 200 { pages.keep(response, for: head.target, generation: generation) }
       if case .session(let grant, renewed: true)? = identity?.credential {
         response.headers.add(
           "Set-Cookie", Cookie.session(grant, policy: options.sessionPolicy, secure: isSecure(head), now: Date()))
@@ -275,6 +297,16 @@ public final class CatalogueService: HTTPService {
   func library<T>(author: String?, _ body: (Library) throws(CatalogueError) -> T) throws(Failure) -> T {
     do {
       return try pool.with(author: author, body)
+    } catch {
+      throw Failure(error)
+    }
+  }
+
+  /// Has a connection of the pool look whether the library changed (which moves the page
+  /// cache's generation on when it did).
+  func lookForChanges() throws(Failure) {
+    do {
+      try pool.look()
     } catch {
       throw Failure(error)
     }

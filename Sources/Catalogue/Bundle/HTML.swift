@@ -15,19 +15,24 @@ public enum HTML {
   /// `text` with `&`, `<`, `>`, `"` and `'` escaped: safe in element content and in quoted
   /// attribute values.
   public static func escape(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "'": result += "&#39;"
-      default: result.unicodeScalars.append(scalar)
+    // Most text has nothing to escape: it is returned as it is, with no copy. Otherwise the
+    // UTF-8 is rewritten a byte at a time (the five are ASCII, so no character is split).
+    guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+      return text
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 32)
+    for byte in text.utf8 {
+      switch byte {
+      case 0x26: bytes += Array("&amp;".utf8)
+      case 0x3C: bytes += Array("&lt;".utf8)
+      case 0x3E: bytes += Array("&gt;".utf8)
+      case 0x22: bytes += Array("&quot;".utf8)
+      case 0x27: bytes += Array("&#39;".utf8)
+      default: bytes.append(byte)
       }
     }
-    return result
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// A picture on a page: where its original and the picture shown (a thumbnail in an export, a

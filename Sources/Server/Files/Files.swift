@@ -197,7 +197,8 @@ enum Files {
   }
 
   static func thumbnailURL(_ image: StoredImage) -> String {
-    "/thumbnails/" + (image.thumbnail.split(separator: "/").last.map(String.init) ?? "")
+    let path = image.thumbnail
+    return "/thumbnails/" + (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path)
   }
 
   static func displayURL(_ image: StoredImage) -> String {

@@ -16,12 +16,21 @@ final class LibraryPool: Sendable {
 
   let path: String
   private let idle = Mutex<[Lent]>([])
+  /// Told when something may have changed in the library since a connection last looked.
+  private let changed: @Sendable () -> Void
+
+  /// The page cache of a connection: small, and no memory-mapped reads, so that a server that
+  /// has served every page of a large library still holds little memory.
+  static let cacheBytes = 4 << 20
 
   /// Opens the library once to check it (and bring an older schema up to date: the server
-  /// writes), keeping that connection as the first of the pool.
-  init(path: String) throws(CatalogueError) {
+  /// writes), keeping that connection as the first of the pool. `changed` hears of every
+  /// change a connection notices (see ``PageCache``).
+  init(path: String, changed: @escaping @Sendable () -> Void = {}) throws(CatalogueError) {
     self.path = path
+    self.changed = changed
     let first = try Library(opening: path, upgrading: true)
+    try first.limitMemory(cacheBytes: Self.cacheBytes)
     idle.withLock { $0.append(Lent(first)) }
   }
 
@@ -31,15 +40,24 @@ final class LibraryPool: Sendable {
     let lent = try borrow()
     defer { giveBack(lent) }
     let library = lent.library
-    try library.refreshIfChanged()
+    if try library.refreshIfChanged() { changed() }
     library.author = author
     defer { library.author = nil }
     return try body(library)
   }
 
+  /// Looks whether the library changed since the connection lent last looked.
+  func look() throws(CatalogueError) {
+    try with(author: nil) { _ in }
+  }
+
   private func borrow() throws(CatalogueError) -> Lent {
     if let lent = idle.withLock({ $0.popLast() }) { return lent }
-    return Lent(try Library(opening: path, upgrading: false))
+    let library = try Library(opening: path, upgrading: false)
+    try library.limitMemory(cacheBytes: Self.cacheBytes)
+    // A new connection cannot tell what was committed before it opened.
+    changed()
+    return Lent(library)
   }
 
   private func giveBack(_ lent: Lent) {

@@ -52,11 +52,13 @@ struct Route: Sendable {
   /// Whether the handler guards against forgery itself (signing in, where there is no session
   /// token yet), instead of the session's CSRF token.
   let checksOwnForgery: Bool
+  /// Whether readers' answers may be kept in the page cache until the library changes.
+  let isCacheable: Bool
   let handler: @Sendable (Exchange) throws(Failure) -> HTTPResponse
 
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
-    work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false,
+    work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false, cacheable: Bool = false,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
   ) {
     self.method = method
@@ -70,6 +72,7 @@ struct Route: Sendable {
     self.isAPI = pattern.hasPrefix("/api/")
     self.isFile = file
     self.checksOwnForgery = checksOwnForgery
+    self.isCacheable = cacheable && method == "GET"
     self.handler = handler
   }
 

@@ -25,8 +25,8 @@ enum Routes {
 
   /// Pages for readers and reviewers: HTML that works without JavaScript.
   static let pages: [Route] = [
-    Route("GET", "/", Pages.home),
-    Route("GET", "/reviews/:id", Pages.review),
+    Route("GET", "/", cacheable: true, Pages.home),
+    Route("GET", "/reviews/:id", cacheable: true, Pages.review),
     Route("GET", "/sign-in", Pages.signInForm),
     Route("POST", "/sign-in", body: .form, checksOwnForgery: true, Pages.signIn),
     Route("POST", "/sign-out", body: .form, Pages.signOut),
@@ -45,9 +45,9 @@ enum Routes {
 
   /// The JSON API, with the shapes of the command line's `--json`.
   static let api: [Route] = [
-    Route("GET", "/api/reviews", API.list),
+    Route("GET", "/api/reviews", cacheable: true, API.list),
     Route("POST", "/api/reviews", access: .reviewer, body: .json, API.create),
-    Route("GET", "/api/reviews/:id", API.show),
+    Route("GET", "/api/reviews/:id", cacheable: true, API.show),
     Route("PATCH", "/api/reviews/:id", access: .reviewer, body: .json, API.edit),
     Route("DELETE", "/api/reviews/:id", access: .reviewer, API.remove),
     Route("POST", "/api/reviews/:id/images", access: .reviewer, body: .upload, API.attach),
