@@ -18,6 +18,12 @@ enum Parallel {
   ) throws(CatalogueError) {
     guard count > 0 else { return }
     let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), count)
+    // One job: on the calling thread, which keeps its priority (a server's worker runs its
+    // imports below the threads that serve readers).
+    if workers == 1 && jobs != nil {
+      for index in 0..<count { try consume(index, produce(index)) }
+      return
+    }
     // A worker takes a place in the window before it claims the next item, so the item the
     // consumer waits for is always claimed: the window cannot fill with later items.
     // Made at zero and signalled up: libdispatch traps when a semaphore is freed below the

@@ -216,8 +216,16 @@ final class SQLiteRecords: RecordStore {
       conditions.append("r.rating >= ?")
       arguments.append(SQLValue(rating))
     }
+    // For a page in another order than the rating's, the stars are tested inside the index
+    // that gives the order (the unary + keeps SQLite from taking the rating's range instead,
+    // and sorting every review of the range); the count takes the range.
     if query.favoritesOnly { conditions.append("r.favorite = 1") }
+    var pageConditions = conditions
+    if query.minimumRating != nil && query.sort != .rating, let index = pageConditions.firstIndex(of: "r.rating >= ?") {
+      pageConditions[index] = "+r.rating >= ?"
+    }
     let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    let pageFilter = pageConditions.isEmpty ? "" : " WHERE " + pageConditions.joined(separator: " AND ")
     let sort = query.sort ?? (match == nil ? .updated : .relevance)
     // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
     // gives the order and a deep page needs no sort.
@@ -225,8 +233,8 @@ final class SQLiteRecords: RecordStore {
     switch (sort, query.reversed) {
     case (.title, false): order = "r.title COLLATE NOCASE ASC, r.seq ASC"
     case (.title, true): order = "r.title COLLATE NOCASE DESC, r.seq DESC"
-    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE, r.seq"
-    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE, r.seq"
+    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE ASC, r.seq ASC"
+    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE DESC, r.seq DESC"
     case (.created, false): order = "r.created DESC, r.seq DESC"
     case (.created, true): order = "r.created ASC, r.seq ASC"
     case (.updated, false): order = "r.updated DESC, r.seq DESC"
@@ -251,7 +259,7 @@ final class SQLiteRecords: RecordStore {
         indexOnly && sort == .relevance
         ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
           + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
-        : "SELECT r.seq FROM \(from)\(filter) ORDER BY \(order) LIMIT ? OFFSET ?"
+        : "SELECT r.seq FROM \(from)\(pageFilter) ORDER BY \(order) LIMIT ? OFFSET ?"
       let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
         $0.int(0)
       }
