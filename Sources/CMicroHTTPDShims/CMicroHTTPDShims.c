@@ -187,3 +187,13 @@ int cmicrohttpdshims_available_cpus(void) {
   int count = CPU_COUNT(&set);
   return count > 0 ? count : 1;
 }
+
+int cmicrohttpdshims_lower_thread_priority(int niceness) {
+  // gettid and a thread's own nice value are Linux's; setpriority with the thread's id sets
+  // that thread's alone.
+  pid_t thread = gettid();
+  errno = 0;
+  int current = getpriority(PRIO_PROCESS, (id_t)thread);
+  if (current == -1 && errno != 0) return -1;
+  return setpriority(PRIO_PROCESS, (id_t)thread, current + niceness);
+}

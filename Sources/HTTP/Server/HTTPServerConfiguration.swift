@@ -13,6 +13,9 @@ public struct HTTPServerConfiguration: Sendable {
   public var threads: Int
   /// Worker pool for onWorker requests; default max(2, threads).
   public var workers: Int
+  /// How much lower the workers' priority is than the polling threads' (`nice`, 0–19), so that
+  /// slow work yields to answering requests. Default 10.
+  public var workerNiceness: Int = 10
   /// Seconds without activity before a connection is closed.
   public var connectionTimeout: Int = 30
   /// Seconds a client has to send its whole request head (from its connection, or for a later

@@ -22,7 +22,7 @@ final class ServerCore: Sendable {
     log = RequestLog(format: configuration.log, sink: configuration.logSink)
     reaper = HeadReaper(
       requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout)
-    workers = WorkerPool(threads: configuration.workers)
+    workers = WorkerPool(threads: configuration.workers, niceness: configuration.workerNiceness)
   }
 
   // MARK: - Connections

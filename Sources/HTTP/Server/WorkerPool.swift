@@ -1,3 +1,4 @@
+import CMicroHTTPDShims
 import Dispatch
 import Synchronization
 
@@ -16,15 +17,27 @@ final class WorkerPool: Sendable {
   /// Jobs queued or running.
   let pending = Atomic<Int>(0)
 
-  init(threads: Int) {
+  /// How much nicer than the connection threads the workers are (`nice`, 0–19).
+  private let niceness: Int32
+
+  init(threads: Int, niceness: Int) {
     self.threads = max(1, threads)
+    self.niceness = Int32(min(max(0, niceness), 19))
   }
 
   /// Starts the threads; false when none could be made.
   func start() -> Bool {
     var started = 0
-    for _ in 0..<threads where Threads.detach({ [self] in work() }) { started += 1 }
+    for _ in 0..<threads where Threads.detach({ [self] in run() }) { started += 1 }
     return started > 0
+  }
+
+  private func run() {
+    // Slow work (decoding an upload, hashing a password) yields to the threads that serve
+    // requests: a reader's page is not held up by an upload. Linux gives each thread its own
+    // nice value; a failure leaves the thread as it was.
+    if niceness > 0 { _ = cmicrohttpdshims_lower_thread_priority(niceness) }
+    work()
   }
 
   /// Queues `job` for the next free worker.
