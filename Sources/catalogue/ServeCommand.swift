@@ -66,6 +66,11 @@ extension Commands {
     configuration.log = arguments.has("quiet") ? .off : arguments.has("log-json") ? .json : .text
 
     let uploads = try UploadFolder(given: arguments.value("upload-folder"))
+    if uploads.reclaimed > 0 {
+      Terminal.printError(
+        "removed \(uploads.reclaimed) upload folder\(uploads.reclaimed == 1 ? "" : "s") left by servers that were killed"
+      )
+    }
     var options = ServerOptions(uploadFolder: uploads.path)
     options.trustProxy = arguments.has("trust-proxy")
     if let megabytes = try ArgumentParser.integer(arguments, "max-upload", in: 1...1_000_000, command: "serve") {
@@ -102,35 +107,65 @@ struct ServeError: Error, CustomStringConvertible {
   var description: String { message }
 }
 
-/// Where uploads wait: a folder the user gave, or a new private one in the temporary folder,
-/// removed when the server stops.
+/// Where uploads wait until they are imported: a new private folder (mode 0700) in the
+/// temporary folder, or in the folder `--upload-folder` gives, removed when the server stops.
+///
+/// A server that is killed (SIGKILL, the OOM killer, a power cut) cannot remove its folder, and
+/// the parts of the uploads it was receiving are in it: so each folder holds the server's
+/// process id, and a server starting removes the folders of servers that are gone.
 struct UploadFolder {
+  static let prefix = "catalogue-uploads-"
+  static let owner = "server.pid"
+
   let path: String
-  private let owned: Bool
+  /// Folders of servers gone that were removed at the start.
+  let reclaimed: Int
 
   init(given: String?) throws {
+    var parent = NSTemporaryDirectory()
+    while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
     if let given {
       var status = stat()
       guard stat(given, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
         throw ServeError(message: "--upload-folder \(given) is not a folder: give one that exists")
       }
-      path = given
-      owned = false
-      return
+      parent = given
     }
-    var template = Array("\(NSTemporaryDirectory())/catalogue-uploads-XXXXXX".utf8CString)
+    reclaimed = Self.reclaim(in: parent)
+    var template = Array("\(parent)/\(Self.prefix)XXXXXX".utf8CString)
     guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
       throw ServeError(
         message:
-          "cannot make a folder for uploads in \(NSTemporaryDirectory()): \(String(cString: strerror(errno))); give --upload-folder"
-      )
+          "cannot make a folder for uploads in \(parent): \(String(cString: strerror(errno))); give --upload-folder")
     }
     path = String(cString: made)
-    owned = true
+    let pid = Array("\(getpid())\n".utf8)
+    guard FileManager.default.createFile(atPath: "\(path)/\(Self.owner)", contents: Data(pid)) else {
+      rmdir(path)
+      throw ServeError(message: "cannot write in \(path): give --upload-folder")
+    }
   }
 
   func remove() {
-    guard owned else { return }
     try? FileManager.default.removeItem(atPath: path)
+  }
+
+  /// Removes the upload folders in `parent` whose server is gone; how many. A folder is only
+  /// taken for a server's when it has the shape this code makes, belongs to this user, and
+  /// names a process that no longer exists.
+  static func reclaim(in parent: String) -> Int {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return 0 }
+    var removed = 0
+    for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+      let folder = "\(parent)/\(name)"
+      var status = stat()
+      guard lstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(),
+        let text = try? String(contentsOfFile: "\(folder)/\(owner)", encoding: .utf8),
+        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+      else { continue }
+      if kill(pid, 0) == 0 || errno != ESRCH { continue }
+      if (try? FileManager.default.removeItem(atPath: folder)) != nil { removed += 1 }
+    }
+    return removed
   }
 }

@@ -70,6 +70,33 @@ struct EndToEndLifecycleTests {
     #expect(try site.library.run("check").status == 0)
   }
 
+  /// A killed server cannot remove the parts of the uploads it was receiving: the next one
+  /// removes its folder, and no other.
+  @Test func theUploadFolderOfAKilledServerIsRemovedByTheNext() async throws {
+    let uploads = TemporaryFolder()
+    var id = ""
+    let site = try LiveSite(arguments: ["--upload-folder", uploads.path]) { id = try $0.addReview("Arrival") }
+    let (client, _) = try await Self.startUpload(site, to: id, picture: "large-1600x1200.png")
+    let folders = try FileManager.default.contentsOfDirectory(atPath: uploads.path)
+    #expect(folders.count == 1 && folders[0].hasPrefix("catalogue-uploads-"))
+    let parts = try FileManager.default.contentsOfDirectory(atPath: uploads.file(folders[0]))
+    #expect(parts.contains { $0.hasPrefix("upload-") }, "the upload's part is being written: \(parts)")
+    // A folder of the same shape whose server is alive (this test process) is left alone.
+    let alive = uploads.file("catalogue-uploads-ALIVE1")
+    try FileManager.default.createDirectory(atPath: alive, withIntermediateDirectories: false)
+    _ = FileManager.default.createFile(atPath: alive + "/server.pid", contents: Data("\(getpid())\n".utf8))
+
+    site.server.signal(SIGKILL)
+    #expect(site.server.waitForExit(timeout: 10) == 128 + SIGKILL)
+    _ = await client.closes(within: 2)
+    let next = try ServeProcess(library: site.library, arguments: ["--upload-folder", uploads.path])
+    #expect(next.log.contains("removed 1 upload folder left by servers that were killed"))
+    let now = try FileManager.default.contentsOfDirectory(atPath: uploads.path).sorted()
+    #expect(now.count == 2 && now.contains("catalogue-uploads-ALIVE1") && !now.contains(folders[0]), "\(now)")
+    #expect(next.stop() == 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path) == ["catalogue-uploads-ALIVE1"])
+  }
+
   @Test func sigintStopsCleanlyToo() throws {
     let site = try LiveSite()
     #expect(try site.request("GET", "/").status == 200)

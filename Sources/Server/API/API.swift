@@ -112,7 +112,8 @@ enum API {
     let uploads = try files(exchange)
     let reference = exchange.capture("id")
     let report = try exchange.library { (library) throws(CatalogueError) in
-      try library.attach(files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference)
+      try library.attach(
+        files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference, jobs: importJobs)
     }
     if report.attached.isEmpty, let first = report.failures.first {
       return error(first.error.description, status: Failure.status(of: first.error), failures: report.failures)

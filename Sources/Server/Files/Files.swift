@@ -129,15 +129,20 @@ enum Files {
     text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
   }
 
-  /// `<sha256>-<spec>.<jpg|png>`, with a spec that is one.
+  /// `<sha256>-<spec>.<jpg|png>`, with a spec that is one. Read on the UTF-8 bytes: this runs
+  /// for every thumbnail asked for.
   static func parseThumbnail(_ name: String) -> (sha256: String, spec: String, fileExtension: String)? {
-    guard name.utf8.count > 66, let dot = name.lastIndex(of: ".") else { return nil }
-    let sha256 = name.prefix(64)
-    let fileExtension = String(name[name.index(after: dot)...])
-    guard isDigest(sha256), name.dropFirst(64).first == "-", fileExtension == "jpg" || fileExtension == "png" else {
+    let bytes = name.utf8
+    guard bytes.count > 70, bytes.count < 128 else { return nil }
+    let start = bytes.startIndex
+    let dash = bytes.index(start, offsetBy: 64)
+    guard bytes[dash] == UInt8(ascii: "-"), let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > dash else {
       return nil
     }
-    let spec = String(name[name.index(name.startIndex, offsetBy: 65)..<dot])
+    let sha256 = Substring(bytes[start..<dash])
+    let fileExtension = String(Substring(bytes[bytes.index(after: dot)...]))
+    guard fileExtension == "jpg" || fileExtension == "png", isDigest(sha256) else { return nil }
+    let spec = String(Substring(bytes[bytes.index(after: dash)..<dot]))
     guard ThumbnailSpec(name: spec) != nil else { return nil }
     return (String(sha256), spec, fileExtension)
   }
@@ -197,8 +202,10 @@ enum Files {
   }
 
   static func thumbnailURL(_ image: StoredImage) -> String {
-    let path = image.thumbnail
-    return "/thumbnails/" + (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path)
+    // On the UTF-8 bytes: a String's own lastIndex walks back by grapheme, fifty times a page.
+    let path = image.thumbnail.utf8
+    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return "/thumbnails/" + image.thumbnail }
+    return "/thumbnails/" + String(Substring(path[path.index(after: slash)...]))
   }
 
   static func displayURL(_ image: StoredImage) -> String {

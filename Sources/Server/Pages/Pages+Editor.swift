@@ -59,7 +59,7 @@ extension Pages {
         if !form.newCategory { try library.checkNewCategory(draft.category) }
         if uploads.isEmpty { return .success(try library.create(draft)) }
         let created = try library.create(
-          draft, attaching: uploads.map(\.file.path), named: uploads.map(\.filename))
+          draft, attaching: uploads.map(\.file.path), named: uploads.map(\.filename), jobs: importJobs)
         return .success(created.review)
       } catch {
         guard Failure.status(of: error) < 500 else { throw error }
@@ -266,7 +266,8 @@ extension Pages {
       return try editPageAfter(exchange, reference, problems: ["choose at least one picture to upload"], status: 400)
     }
     let report = try exchange.library { (library) throws(CatalogueError) in
-      try library.attach(files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference)
+      try library.attach(
+        files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference, jobs: importJobs)
     }
     if report.failures.isEmpty && report.warnings.isEmpty {
       return redirect(to: reviewPath(report.review.id) + "/edit?done=uploaded")

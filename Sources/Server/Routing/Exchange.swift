@@ -47,6 +47,10 @@ struct Exchange: Sendable {
   var isSecure: Bool { service.isSecure(head) }
 }
 
+/// How many threads one upload decodes its pictures on: one, the worker's own, which runs below
+/// the threads that serve readers. Several uploads at once still use every core, one a worker.
+let importJobs = 1
+
 /// Form fields: from a URL-encoded body, or the non-file parts of a multipart one.
 struct FormFields: Sendable {
   private var pairs: [(name: String, value: String)] = []
