@@ -216,11 +216,11 @@ final class SQLiteRecords: RecordStore {
       conditions.append("r.rating >= ?")
       arguments.append(SQLValue(rating))
     }
-    // For a page in another order than the rating's, the stars are tested inside the index
-    // that gives the order (the unary + keeps SQLite from taking the rating's range instead,
-    // and sorting every review of the range); the count takes the range.
     if query.favoritesOnly { conditions.append("r.favorite = 1") }
-    var pageConditions = conditions
+    // A page's favourite mark, and its stars in another order than the rating's, are tested
+    // inside the index that gives the order (the unary + keeps SQLite from taking the
+    // favourites' or the rating's index instead, and sorting all it finds); counts take them.
+    var pageConditions = conditions.map { $0 == "r.favorite = 1" ? "+r.favorite = 1" : $0 }
     if query.minimumRating != nil && query.sort != .rating, let index = pageConditions.firstIndex(of: "r.rating >= ?") {
       pageConditions[index] = "+r.rating >= ?"
     }
