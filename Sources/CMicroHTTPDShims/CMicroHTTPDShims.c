@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -197,3 +198,5 @@ int cmicrohttpdshims_lower_thread_priority(int niceness) {
   if (current == -1 && errno != 0) return -1;
   return setpriority(PRIO_PROCESS, (id_t)thread, current + niceness);
 }
+
+int cmicrohttpdshims_limit_malloc_arenas(int arenas) { return mallopt(M_ARENA_MAX, arenas); }

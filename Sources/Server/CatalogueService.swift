@@ -20,7 +20,7 @@ public struct ServerOptions: Sendable {
   /// Reviews a page of the grid shows.
   public var pageSize = 50
   /// How many bytes of readers' pages are kept until the library changes (0: none).
-  public var pageCacheBytes = 4 << 20
+  public var pageCacheBytes = 3 << 20
 
   public init(uploadFolder: String) {
     self.uploadFolder = uploadFolder

@@ -86,6 +86,10 @@ uint64_t cmicrohttpdshims_raise_open_file_limit(void);
 /// How many CPUs this process may run on (`sched_getaffinity`), at least 1.
 int cmicrohttpdshims_available_cpus(void);
 
+/// Lets malloc keep at most `arenas` arenas for all the process's threads (`mallopt`
+/// `M_ARENA_MAX`); returns 1 on success.
+int cmicrohttpdshims_limit_malloc_arenas(int arenas);
+
 /// Makes the calling thread `niceness` nicer than it is (Linux keeps a nice value a thread);
 /// returns 0, or -1 with errno as setpriority left it.
 int cmicrohttpdshims_lower_thread_priority(int niceness);

@@ -16,6 +16,9 @@ public struct HTTPServerConfiguration: Sendable {
   /// How much lower the workers' priority is than the polling threads' (`nice`, 0–19), so that
   /// slow work yields to answering requests. Default 10.
   public var workerNiceness: Int = 10
+  /// The most malloc arenas the process keeps (glibc's `M_ARENA_MAX`), shared by its threads;
+  /// 0 leaves glibc's default. Default 2: a server's memory stays what its requests use.
+  public var mallocArenas: Int = 2
   /// Seconds without activity before a connection is closed.
   public var connectionTimeout: Int = 30
   /// Seconds a client has to send its whole request head (from its connection, or for a later
