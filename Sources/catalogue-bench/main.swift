@@ -1,8 +1,11 @@
 // Times the catalogue's record operations on a large library (Benchmarks/README.md):
 // opening a library and listing a page, full-text searches, and attaching an image that is
-// decoded already, against the cost of the fsyncs it must make.
+// decoded already, against the cost of the fsyncs it must make. With --covers, every review
+// gets a cover picture, so that the library is one `catalogue serve` can be measured on
+// (Benchmarks/serve-bench.sh); --make-only then skips the timings.
 //
-//   catalogue-bench [--reviews 100000] [--library PATH] [--image FILE] [--runs 20]
+//   catalogue-bench [--reviews 100000] [--library PATH] [--covers N] [--make-only] [--image FILE]
+//                   [--runs 20]
 
 import Catalogue
 import Foundation
@@ -43,6 +46,8 @@ var reviewCount = 100_000
 var libraryPath: String?
 var imagePath: String?
 var runs = 20
+var covers = 0
+var makeOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   func value() -> String {
@@ -58,6 +63,8 @@ while let argument = arguments.popFirst() {
   case "--library": libraryPath = value()
   case "--image": imagePath = value()
   case "--runs": runs = number()
+  case "--covers": covers = number()
+  case "--make-only": makeOnly = true
   default: fail("unknown argument \(argument)")
   }
 }
@@ -109,6 +116,33 @@ struct Prose {
 
 let prose = Prose()
 
+/// Gives every review without pictures a cover: review `n` (in the order they were made) gets
+/// picture `n % pool` of ``CoverPool``. The first review of each picture writes its files;
+/// the others link the same picture, so this costs one transaction a review, not a decode and
+/// two durable writes. A run that was stopped is taken up where it stopped.
+func giveCovers(folder: String, pool: Int) throws(CatalogueError) {
+  let library = try Library(opening: folder, fileStore: LinkingFileStore(root: folder))
+  var bare: [(index: Int, id: String)] = []
+  var offset = 0
+  while true {
+    let page = try library.list(ReviewQuery(sort: .created, reversed: true, limit: 500, offset: offset))
+    for (number, review) in page.reviews.enumerated() where review.imageCount == 0 {
+      bare.append((offset + number, review.id))
+    }
+    offset += page.reviews.count
+    if page.reviews.isEmpty || offset >= page.total { break }
+  }
+  guard !bare.isEmpty else { return }
+  let start = seconds()
+  let pictures = try CoverPool.prepare(count: min(pool, offset), library: library)
+  print("drew \(pictures.count) cover pictures in \(((seconds() - start) * 10).rounded() / 10) s")
+  for (done, review) in bare.enumerated() {
+    _ = try library.attach(prepared: [pictures[review.index % pictures.count]], to: review.id)
+    if (done + 1) % 10_000 == 0 { print("  \(done + 1) of \(bare.count) reviews have a cover") }
+  }
+  print("gave \(bare.count) reviews a cover in \(((seconds() - start) * 10).rounded() / 10) s")
+}
+
 do {
   let library: Library
   if FileManager.default.fileExists(atPath: "\(folder)/\(LibraryLayout.database)") {
@@ -138,68 +172,71 @@ do {
     }
     print("made \(reviewCount - existing) reviews in \(((seconds() - start) * 10).rounded() / 10) s")
   }
+  if covers > 0 { try giveCovers(folder: folder, pool: covers) }
   print("library: \(folder), \(try library.list(ReviewQuery(limit: 0)).total) reviews")
-
-  report(
-    "open + list a page of 50 (newest first)",
-    try measure(runs) {
-      let fresh = try Library(opening: folder)
-      _ = try fresh.list(ReviewQuery(limit: 50))
-    })
-  report(
-    "open + list a page of 50 by title, page 1000",
-    try measure(runs) {
-      let fresh = try Library(opening: folder)
-      _ = try fresh.list(ReviewQuery(sort: .title, limit: 50, offset: 50_000 % max(reviewCount, 1)))
-    })
-  report(
-    "open + list movies rated 4+, favourites",
-    try measure(runs) {
-      let fresh = try Library(opening: folder)
-      _ = try fresh.list(ReviewQuery(category: .movie, minimumRating: 4, favoritesOnly: true))
-    })
-  // The most common word (in most reviews), one of rank 100, one of rank 2,000, two words,
-  // a phrase of two common words, and a prefix.
-  let common = prose.words[0]
-  let searches = [
-    prose.words[99], prose.words[1999], "\(prose.words[99]) \(prose.words[499])",
-    "\"\(prose.words[0]) \(prose.words[1])\"", "\(prose.words[99].prefix(3))*", common,
-  ]
-  for search in searches {
-    var total = 0
+  // The timings (skipped with --make-only, which only makes the library).
+  if !makeOnly {
     report(
-      "open + search \(search) (page of 50)",
+      "open + list a page of 50 (newest first)",
       try measure(runs) {
         let fresh = try Library(opening: folder)
-        total = try fresh.list(ReviewQuery(search: search, limit: 50)).total
+        _ = try fresh.list(ReviewQuery(limit: 50))
       })
-    print("  (\(total) matches)")
-  }
+    report(
+      "open + list a page of 50 by title, page 1000",
+      try measure(runs) {
+        let fresh = try Library(opening: folder)
+        _ = try fresh.list(ReviewQuery(sort: .title, limit: 50, offset: 50_000 % max(reviewCount, 1)))
+      })
+    report(
+      "open + list movies rated 4+, favourites",
+      try measure(runs) {
+        let fresh = try Library(opening: folder)
+        _ = try fresh.list(ReviewQuery(category: .movie, minimumRating: 4, favoritesOnly: true))
+      })
+    // The most common word (in most reviews), one of rank 100, one of rank 2,000, two words,
+    // a phrase of two common words, and a prefix.
+    let common = prose.words[0]
+    let searches = [
+      prose.words[99], prose.words[1999], "\(prose.words[99]) \(prose.words[499])",
+      "\"\(prose.words[0]) \(prose.words[1])\"", "\(prose.words[99].prefix(3))*", common,
+    ]
+    for search in searches {
+      var total = 0
+      report(
+        "open + search \(search) (page of 50)",
+        try measure(runs) {
+          let fresh = try Library(opening: folder)
+          total = try fresh.list(ReviewQuery(search: search, limit: 50)).total
+        })
+      print("  (\(total) matches)")
+    }
 
-  // Attaching a picture decoded already: the work left is its two file writes (each with its
-  // fsyncs) and one transaction. Compared with the same writes and a bare commit alone.
-  if let imagePath {
-    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: imagePath)))
-    let prepared = try PreparedImage.make(
-      bytes: bytes, source: imagePath, spec: library.thumbnailSpec, options: library.decodeOptions)
-    let target = try library.create(ReviewDraft(title: "Attach target", rating: 3, category: "other"))
-    report(
-      "attach one decoded image (write, fsync, link)",
-      try measure(runs) {
-        _ = try library.attach(prepared: [prepared], to: target.id)
-        _ = try library.detach(target.id, image: "1")
-      })
-    let scratch = LocalFileStore(root: "\(folder)-scratch")
-    try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
-    report(
-      "  for comparison: the two durable file writes",
-      try measure(runs) {
-        try scratch.write(prepared.original, to: "bench/original")
-        try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
-      })
-    try FileManager.default.removeItem(atPath: scratch.root)
-    try library.delete(target.id)
-    try library.removeUnreferencedFiles()
+    // Attaching a picture decoded already: the work left is its two file writes (each with its
+    // fsyncs) and one transaction. Compared with the same writes and a bare commit alone.
+    if let imagePath {
+      let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: imagePath)))
+      let prepared = try PreparedImage.make(
+        bytes: bytes, source: imagePath, spec: library.thumbnailSpec, options: library.decodeOptions)
+      let target = try library.create(ReviewDraft(title: "Attach target", rating: 3, category: "other"))
+      report(
+        "attach one decoded image (write, fsync, link)",
+        try measure(runs) {
+          _ = try library.attach(prepared: [prepared], to: target.id)
+          _ = try library.detach(target.id, image: "1")
+        })
+      let scratch = LocalFileStore(root: "\(folder)-scratch")
+      try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
+      report(
+        "  for comparison: the two durable file writes",
+        try measure(runs) {
+          try scratch.write(prepared.original, to: "bench/original")
+          try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
+        })
+      try FileManager.default.removeItem(atPath: scratch.root)
+      try library.delete(target.id)
+      try library.removeUnreferencedFiles()
+    }
   }
 } catch {
   fail("\(error)")
