@@ -112,7 +112,7 @@ struct SecurityConnectionTests {
   /// Requests whose framing two servers could read two ways (a proxy in front by
   /// Content-Length, this one by Transfer-Encoding) are answered once and their connection
   /// closed, so nothing can be smuggled after them; a head that breaks HTTP/1.1 is refused.
-  @Test func ambiguousFramingIsRefusedAndTheConnectionClosed() async throws {
+  @Test func ambiguousFramingIsRefusedAndTheConnectionClosed() throws {
     var id = ""
     let site = try LiveSite { id = try $0.addReview("Arrival") }
     let smuggled = "GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -125,7 +125,7 @@ struct SecurityConnectionTests {
         ]) + "\r\n0\r\n\r\n" + smuggled)
     let answer = try both.readResponse()
     #expect((400..<500).contains(answer.status), "\(answer)")
-    let closed = await both.closes(within: 3)
+    let closed = both.waitForClose(timeout: 3)
     #expect(closed, "the connection stayed open after an ambiguous request")
     #expect(!both.unread.contains("HTTP/1.1"), "a second answer came: \(both.unread.prefix(80))")
     #expect(!site.server.log.contains("/smuggled"), "the smuggled request was served")

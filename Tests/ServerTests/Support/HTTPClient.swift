@@ -256,17 +256,6 @@ final class HTTPClient {
     return false
   }
 
-  /// ``waitForClose(timeout:)`` for an async test: it sleeps between looks instead of blocking
-  /// its thread, so that other tests run meanwhile.
-  func closes(within timeout: Double) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if waitForClose(timeout: 0.001) { return true }
-      try? await Task.sleep(for: .milliseconds(50))
-    }
-    return false
-  }
-
   /// What arrived while waiting for a close, as text.
   var unread: String { String(decoding: received, as: UTF8.self) }
 
