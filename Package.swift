@@ -109,14 +109,21 @@ let package = Package(
       dependencies: ["catalogue", "TestSupport", "ImagePipeline"],
       swiftSettings: swiftSettings
     ),
+    // A client over sockets that the HTTP layer's tests and the server's share.
+    .target(
+      name: "HTTPTestSupport",
+      dependencies: ["HTTP"],
+      path: "Tests/HTTPTestSupport",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "HTTPTests",
-      dependencies: ["HTTP", "TestSupport"],
+      dependencies: ["HTTP", "HTTPTestSupport", "TestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "ServerTests",
-      dependencies: ["catalogue", "Server", "HTTP", "Catalogue", "ImagePipeline", "TestSupport"],
+      dependencies: ["catalogue", "Server", "HTTP", "Catalogue", "ImagePipeline", "TestSupport", "HTTPTestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

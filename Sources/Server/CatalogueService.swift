@@ -85,10 +85,8 @@ public final class CatalogueService: HTTPService {
           temporaryFolder: options.uploadFolder))
     }
     // Whoever carries credentials may renew a session or meet an expired one: both write.
-    var worker = route.work == .worker || (hasCredentials && !route.isFile)
-    if !worker, let decide = Routes.fileNeedsWork[route.segments.first.map(Self.literal) ?? ""] {
-      worker = decide(self, captures)
-    }
+    let worker =
+      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, captures) == true
     return .read(limit, onWorker: worker)
   }
 
@@ -132,11 +130,12 @@ public final class CatalogueService: HTTPService {
     let head = request.head
     var identity: Identity?
     do throws(Failure) {
+      let form = route.body == .form || route.body == .upload ? FormFields(request) : FormFields()
       if !route.isFile {
         identity = try authenticate(head)
-        try authorize(route, request: request, identity: identity)
+        try authorize(route, head: head, form: form, identity: identity)
       }
-      let exchange = Exchange(request: request, captures: captures, identity: identity, service: self)
+      let exchange = Exchange(request: request, captures: captures, identity: identity, service: self, form: form)
       // What anyone may see is kept until the library changes; a request with credentials is
       // never answered from it, nor kept.
       let cacheable = route.isCacheable && Self.credentials(in: head) == nil && options.pageCacheBytes > 0
@@ -246,14 +245,13 @@ public final class CatalogueService: HTTPService {
   /// Refuses a request its asker may not make: a reviewer's route without a reviewer, or a
   /// write by a browser session that does not carry the session's CSRF token, or that comes
   /// from another site.
-  func authorize(_ route: Route, request: HTTPRequest, identity: Identity?) throws(Failure) {
+  func authorize(_ route: Route, head: HTTPRequestHead, form: FormFields, identity: Identity?) throws(Failure) {
     if route.access == .reviewer && identity == nil { throw Failure.signInNeeded }
-    let head = request.head
     guard !["GET", "HEAD", "OPTIONS"].contains(head.method), !route.checksOwnForgery, let identity,
       let expected = identity.csrfToken
     else { return }
     try checkSameOrigin(head)
-    let given = route.isAPI ? head.headers[CSRF.header] : (head.headers[CSRF.header] ?? FormFields(request)[CSRF.field])
+    let given = route.isAPI ? head.headers[CSRF.header] : (head.headers[CSRF.header] ?? form[CSRF.field])
     guard CSRF.matches(given, expected) else {
       throw Failure(
         403,
@@ -318,11 +316,6 @@ public final class CatalogueService: HTTPService {
   }
 
   // MARK: Helpers
-
-  static func literal(_ segment: Route.Segment) -> String {
-    if case .literal(let text) = segment { return text }
-    return ""
-  }
 
   /// `url`'s path and query when it names a page of this server (a Referer), else nil.
   static func localPath(ofURL url: String) -> String? {

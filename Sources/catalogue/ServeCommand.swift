@@ -77,12 +77,15 @@ extension Commands {
       options.maximumUploadBytes = megabytes * 1_000_000
     }
 
-    let service = try CatalogueService(libraryPath: context.libraryPath, options: options)
+    // A library that cannot be opened, an address taken: one line, exit status 1, and the
+    // upload folder goes again (the next server would take it for a killed one's).
     let server: HTTPServer
-    do throws(HTTPServerError) {
+    do {
+      let service = try CatalogueService(libraryPath: context.libraryPath, options: options)
       server = try HTTPServer(configuration: configuration, service: service)
     } catch {
-      throw ServeError(message: error.description)
+      uploads.remove()
+      throw error
     }
     let shown = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
     Terminal.print("Serving \(context.libraryPath) at http://\(shown):\(server.port)/ (Ctrl-C stops)")
@@ -98,74 +101,5 @@ extension Commands {
     server.wait()
     uploads.remove()
     return 0
-  }
-}
-
-/// The server could not start (the address taken, say): exit status 1.
-struct ServeError: Error, CustomStringConvertible {
-  let message: String
-  var description: String { message }
-}
-
-/// Where uploads wait until they are imported: a new private folder (mode 0700) in the
-/// temporary folder, or in the folder `--upload-folder` gives, removed when the server stops.
-///
-/// A server that is killed (SIGKILL, the OOM killer, a power cut) cannot remove its folder, and
-/// the parts of the uploads it was receiving are in it: so each folder holds the server's
-/// process id, and a server starting removes the folders of servers that are gone.
-struct UploadFolder {
-  static let prefix = "catalogue-uploads-"
-  static let owner = "server.pid"
-
-  let path: String
-  /// Folders of servers gone that were removed at the start.
-  let reclaimed: Int
-
-  init(given: String?) throws {
-    var parent = NSTemporaryDirectory()
-    while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
-    if let given {
-      var status = stat()
-      guard stat(given, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-        throw ServeError(message: "--upload-folder \(given) is not a folder: give one that exists")
-      }
-      parent = given
-    }
-    reclaimed = Self.reclaim(in: parent)
-    var template = Array("\(parent)/\(Self.prefix)XXXXXX".utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-      throw ServeError(
-        message:
-          "cannot make a folder for uploads in \(parent): \(String(cString: strerror(errno))); give --upload-folder")
-    }
-    path = String(cString: made)
-    let pid = Array("\(getpid())\n".utf8)
-    guard FileManager.default.createFile(atPath: "\(path)/\(Self.owner)", contents: Data(pid)) else {
-      rmdir(path)
-      throw ServeError(message: "cannot write in \(path): give --upload-folder")
-    }
-  }
-
-  func remove() {
-    try? FileManager.default.removeItem(atPath: path)
-  }
-
-  /// Removes the upload folders in `parent` whose server is gone; how many. A folder is only
-  /// taken for a server's when it has the shape this code makes, belongs to this user, and
-  /// names a process that no longer exists.
-  static func reclaim(in parent: String) -> Int {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return 0 }
-    var removed = 0
-    for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
-      let folder = "\(parent)/\(name)"
-      var status = stat()
-      guard lstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(),
-        let text = try? String(contentsOfFile: "\(folder)/\(owner)", encoding: .utf8),
-        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
-      else { continue }
-      if kill(pid, 0) == 0 || errno != ESRCH { continue }
-      if (try? FileManager.default.removeItem(atPath: folder)) != nil { removed += 1 }
-    }
-    return removed
   }
 }

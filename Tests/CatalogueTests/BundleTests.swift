@@ -85,8 +85,8 @@ struct BundleTests {
     return process.terminationStatus
   }
 
-  /// The library folder's files and hashes, without the lock file an import may create.
-  static func state(_ test: TestLibrary) throws -> [String: String] {
+  /// The library folder's files and their bytes, without the lock file an import may create.
+  static func state(_ test: TestLibrary) throws -> [String: Data] {
     try snapshot(test.path).filter { $0.key != "catalogue.lock" }
   }
 

@@ -70,7 +70,7 @@ struct FaultTests {
     #expect(error?.description.hasSuffix("No space left on device") == true, "\(String(describing: error))")
     #expect(test.library.thumbnailSpec == .default)
     // Every file but the database's is as it was: no new thumbnail, no temporary file.
-    let files = { (all: [String: String]) in all.filter { !$0.key.hasPrefix(LibraryLayout.database) } }
+    let files = { (all: [String: Data]) in all.filter { !$0.key.hasPrefix(LibraryLayout.database) } }
     #expect(files(try snapshot(test.path)) == files(before))
     #expect(try test.library.check().isHealthy)
   }

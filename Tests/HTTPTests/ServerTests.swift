@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Foundation
 import Glibc
 import HTTP
@@ -10,7 +11,7 @@ struct ServerTests {
   func keepAlive() throws {
     let server = try startServer(TestService { request in textResponse("hello \(request.head.path)") })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     let first = try client.request("GET", "/one")
     #expect(first.status == 200)
     #expect(first.text == "hello /one")
@@ -32,7 +33,7 @@ struct ServerTests {
         return textResponse("stored")
       })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     // Not one byte of the body is sent: the answer comes all the same.
     try client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 10000000\r\n\r\n")
     let response = try client.readResponse(method: "POST")
@@ -47,7 +48,7 @@ struct ServerTests {
   func noBodyWanted() throws {
     let server = try startServer(TestService(plan: { _ in .read(.none, onWorker: false) }) { _ in textResponse("ok") })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     #expect(try client.request("GET", "/").status == 200)
     try client.send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
     #expect(try client.readResponse(method: "POST").text == "error 413: this request takes no body")
@@ -68,7 +69,7 @@ struct ServerTests {
         return textResponse("stored")
       })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     try client.send(
       "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
         + "Content-Type: multipart/form-data; boundary=XyZ\r\n\r\n")
@@ -111,7 +112,7 @@ struct ServerTests {
         return textResponse("stored \(request.parts.count)", status: 201)
       })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     let response = try client.request(
       "POST", "/upload",
       headers: [("Content-Type", "multipart/form-data; boundary=\"\(MultipartTests.boundary)\"")],
@@ -137,7 +138,7 @@ struct ServerTests {
       $0.connectionTimeout = 10
     }
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     let start = Date()
     try client.send("GET / HTTP/1.1\r\nHost: test\r\nX-Slow: ")
     var closed = false
@@ -149,7 +150,7 @@ struct ServerTests {
     #expect(closed)
     #expect(elapsed > 0.9 && elapsed < 3, "cut off after \(elapsed) s")
     // A client that sends its head in time is served.
-    #expect(try TestClient(port: server.port).request("GET", "/").status == 200)
+    #expect(try HTTPClient(port: server.port).request("GET", "/").status == 200)
   }
 
   @Test("On a kept-alive connection, a next request head trickled after its request line is cut off too")
@@ -159,7 +160,7 @@ struct ServerTests {
       $0.connectionTimeout = 10
     }
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     #expect(try client.request("GET", "/first").status == 200)
     let start = Date()
     try client.send("GET /second HTTP/1.1\r\nX-Slow: ")
@@ -180,13 +181,13 @@ struct ServerTests {
         head.path == "/odd" ? .respond(HTTPResponse(status: 42)) : .respond(textResponse("no thanks", status: 403))
       }) { _ in textResponse("unused") })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     try client.send("PUT /file HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n")
     let response = try client.readResponse(method: "PUT")
     #expect(response.status == 403)
     #expect(response.text == "no thanks")
     #expect(client.waitForClose(timeout: 2))
-    let odd = try TestClient(port: server.port).request("GET", "/odd")
+    let odd = try HTTPClient(port: server.port).request("GET", "/odd")
     #expect(odd.status == 500)
     #expect(odd.text == "error 500: the service answered with status 42")
   }
@@ -198,7 +199,7 @@ struct ServerTests {
       $0.requestHeadTimeout = 30
     }
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     let start = Date()
     #expect(client.waitForClose(timeout: 5))
     let elapsed = seconds(since: start)
@@ -215,15 +216,15 @@ struct ServerTests {
 
     let server = try startServer(TestService { _ in textResponse("ok") })
     defer { server.stop(grace: .seconds(1)) }
-    var idle: [TestClient] = []
+    var idle: [HTTPClient] = []
     for index in 0..<1000 {
       // Eight source addresses, 125 connections each: under the limit of 128 per address.
-      let client = try TestClient(port: server.port, source: "127.0.0.\(2 + index % 8)")
+      let client = try HTTPClient(port: server.port, source: "127.0.0.\(2 + index % 8)")
       #expect(try client.request("GET", "/idle").status == 200)
       idle.append(client)
     }
     let start = Date()
-    let fresh = try TestClient(port: server.port)
+    let fresh = try HTTPClient(port: server.port)
     let response = try fresh.request("GET", "/new")
     #expect(response.status == 200)
     #expect(seconds(since: start) < 1)
@@ -235,15 +236,15 @@ struct ServerTests {
   func perAddressLimit() throws {
     let server = try startServer(TestService { _ in textResponse("ok") }) { $0.maximumConnectionsPerAddress = 4 }
     defer { server.stop(grace: .seconds(1)) }
-    var open: [TestClient] = []
+    var open: [HTTPClient] = []
     for _ in 0..<4 {
-      let client = try TestClient(port: server.port, source: "127.0.0.3")
+      let client = try HTTPClient(port: server.port, source: "127.0.0.3")
       #expect(try client.request("GET", "/").status == 200)
       open.append(client)
     }
-    let fifth = try TestClient(port: server.port, source: "127.0.0.3")
+    let fifth = try HTTPClient(port: server.port, source: "127.0.0.3")
     #expect(throws: ClientError.self) { try fifth.request("GET", "/") }
-    #expect(try TestClient(port: server.port, source: "127.0.0.4").request("GET", "/").status == 200)
+    #expect(try HTTPClient(port: server.port, source: "127.0.0.4").request("GET", "/").status == 200)
     #expect(try open[3].request("GET", "/").status == 200)
   }
 
@@ -260,11 +261,11 @@ struct ServerTests {
     ) { $0.threads = 1 }
     defer { server.stop(grace: .seconds(1)) }
     let start = Date()
-    let slow = try TestClient(port: server.port)
+    let slow = try HTTPClient(port: server.port)
     try slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
     usleep(100_000)
     let fastStart = Date()
-    #expect(try TestClient(port: server.port).request("GET", "/fast").text == "fast")
+    #expect(try HTTPClient(port: server.port).request("GET", "/fast").text == "fast")
     // Well before the worker's two seconds are up.
     #expect(seconds(since: fastStart) < 1.5)
     // The fast one is over once libmicrohttpd has seen its last byte go.
@@ -285,7 +286,7 @@ struct ServerTests {
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
       })
     let port = server.port
-    let client = try TestClient(port: port)
+    let client = try HTTPClient(port: port)
     try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
     let start = Date()
     while server.requestsInFlight == 0 && seconds(since: start) < 2 { usleep(5_000) }
@@ -295,7 +296,7 @@ struct ServerTests {
     // A thread of its own: the tests keep the shared queues' threads busy.
     Thread.detachNewThread { unfinished.set(server.stop(grace: .seconds(5))) }
     usleep(200_000)
-    #expect(throws: ClientError.self) { try TestClient(port: port) }
+    #expect(throws: ClientError.self) { try HTTPClient(port: port) }
 
     let response = try client.readResponse()
     #expect(response.status == 200)
@@ -316,7 +317,7 @@ struct ServerTests {
         usleep(3_000_000)
         return textResponse("too late")
       })
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     try client.send("GET /stuck HTTP/1.1\r\nHost: t\r\n\r\n")
     let start = Date()
     while server.requestsInFlight == 0 && seconds(since: start) < 2 { usleep(5_000) }
@@ -342,7 +343,7 @@ struct ServerTests {
         return .respond(FileResponder.respond(to: head, file: file, contentType: "image/jpeg", etag: "abc"))
       }) { _ in textResponse("unused") })
     defer { server.stop(grace: .seconds(1)) }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     let whole = try client.request("GET", "/thumbnail.jpg")
     #expect(whole.status == 200)
     #expect(whole.body == bytes)
@@ -377,7 +378,7 @@ struct ServerTests {
       server.stop(grace: .seconds(1))
       close(pipe[1])
     }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     try client.send("GET /a b/\u{1B}[31m\"q\\?x=1 HTTP/1.1\r\nHost: t\r\n\r\n")
     #expect(try client.readResponse().text == "hello")
     let fields = try readLogLine(pipe[0]).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
@@ -387,7 +388,7 @@ struct ServerTests {
     #expect(fields[6].wholeMatch(of: /\d+\.(\d|\d{3})ms/) != nil)
 
     // A request cut off before its body is in: logged, marked aborted.
-    let quitter = try TestClient(port: server.port)
+    let quitter = try HTTPClient(port: server.port)
     try quitter.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc")
     usleep(100_000)
     shutdown(quitter.socket, Int32(SHUT_RDWR))
@@ -409,7 +410,7 @@ struct ServerTests {
       server.stop(grace: .seconds(1))
       close(pipe[1])
     }
-    let client = try TestClient(port: server.port)
+    let client = try HTTPClient(port: server.port)
     try client.send("HEAD /x\u{7F}\u{1}y?a=\"1\" HTTP/1.1\r\nHost: t\r\n\r\n")
     #expect(try client.readResponse(method: "HEAD").status == 200)
     let line = try readLogLine(pipe[0])
@@ -450,7 +451,7 @@ struct ServerTests {
       $0.address = "::1"
     }
     defer { server.stop(grace: .seconds(1)) }
-    #expect(try TestClient(port: server.port, host: "::1").request("GET", "/").text == "::1")
+    #expect(try HTTPClient(port: server.port, host: "::1").request("GET", "/").text == "::1")
   }
 }
 

@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Foundation
 import Glibc
 import HTTP
@@ -99,6 +100,33 @@ struct EndToEndLifecycleTests {
     #expect(now.count == 2 && now.contains("catalogue-uploads-ALIVE1") && !now.contains(folders[0]), "\(now)")
     #expect(next.stop() == 0)
     #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path) == ["catalogue-uploads-ALIVE1"])
+  }
+
+  /// A server that cannot start says why in one line, exits 1, and leaves no upload folder
+  /// (which the next server would take for a killed one's).
+  @Test(arguments: [
+    (["--bind", "300.1.1.1"], #"cannot listen on 300.1.1.1:0: "300.1.1.1" is not an IPv4 or IPv6 address"#),
+    (["--upload-folder", "/dev/zero"], "--upload-folder /dev/zero is not a folder: give one that exists"),
+  ])
+  func aServerThatCannotStartSaysWhyAndLeavesNothing(_ arguments: [String], _ message: String) throws {
+    let library = try TestLibrary()
+    let uploads = TemporaryFolder()
+    let given = arguments.contains("--upload-folder") ? [] : ["--upload-folder", uploads.path]
+    let result = try library.run(["serve", "--port", "0"] + given + arguments)
+    #expect(result.status == 1)
+    #expect(result.error.hasPrefix("error: " + message), "\(result.error)")
+    #expect(result.output.isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
+    // A library that is not there: the same.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: TestLibrary.executable)
+    process.arguments = ["--library", uploads.file("nothing"), "serve", "--upload-folder", uploads.path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty)
   }
 
   @Test func sigintStopsCleanlyToo() throws {

@@ -359,6 +359,9 @@ struct APIWriteTests {
     (#"{"rating": 3}"#, "a new review needs title, category"),
     (#"{"title": "X", "rating": 3.5, "category": "movie"}"#, "rating must be a whole number"),
     (#"{"title": "X", "rating": 3, "category": "movie", "favorite": "yes"}"#, "favorite must be true or false"),
+    (#"{"title": "X", "rating": true, "category": "movie"}"#, "rating must be a whole number"),
+    (#"{"title": "X", "rating": 3, "category": "movie", "favorite": 1}"#, "favorite must be true or false"),
+    (#"{"title": 7, "rating": 3, "category": "movie"}"#, "title must be a string"),
     (#"[1, 2]"#, "the body must be a JSON object"),
     (#"{"title": "#, "the body is not valid JSON"),
   ])

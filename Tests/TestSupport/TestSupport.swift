@@ -31,3 +31,18 @@ public enum Fixture {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
   }
 }
+
+/// Every file below `folder` with its bytes, by path relative to it: what a refused command or
+/// request must leave exactly as it was.
+public func fileSnapshot(_ folder: String) throws -> [String: Data] {
+  var result: [String: Data] = [:]
+  let enumerator = FileManager.default.enumerator(atPath: folder)
+  while let relative = enumerator?.nextObject() as? String {
+    var isFolder: ObjCBool = false
+    let full = "\(folder)/\(relative)"
+    _ = FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
+    if isFolder.boolValue { continue }
+    result[relative] = try Data(contentsOf: URL(fileURLWithPath: full))
+  }
+  return result
+}

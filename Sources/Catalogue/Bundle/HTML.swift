@@ -41,16 +41,17 @@ public enum HTML {
     public var original: String
     /// The original's format: one a browser cannot show (HEIC) is linked as a download.
     public var format: ImageFormat
-    public var thumbnail: String
-    public var thumbnailWidth: Int
-    public var thumbnailHeight: Int
+    /// The picture the page shows (a thumbnail, or a display rendition), and its size.
+    public var shown: String
+    public var width: Int
+    public var height: Int
 
-    public init(original: String, format: ImageFormat, thumbnail: String, thumbnailWidth: Int, thumbnailHeight: Int) {
+    public init(original: String, format: ImageFormat, shown: String, width: Int, height: Int) {
       self.original = original
       self.format = format
-      self.thumbnail = thumbnail
-      self.thumbnailWidth = thumbnailWidth
-      self.thumbnailHeight = thumbnailHeight
+      self.shown = shown
+      self.width = width
+      self.height = height
     }
   }
 
@@ -118,7 +119,7 @@ public enum HTML {
     lines.append("</header>")
     if let coverIndex {
       lines.append(
-        #"<figure class="cover">\#(thumbnail(pictures[coverIndex], alt: "Cover of \(title)"))</figure>"#
+        #"<figure class="cover">\#(linkedPicture(pictures[coverIndex], alt: "Cover of \(title)"))</figure>"#
       )
     }
     if !review.body.isEmpty {
@@ -133,7 +134,7 @@ public enum HTML {
       lines.append(#"<ul class="gallery">"#)
       for index in others {
         lines.append(
-          "<li>" + thumbnail(pictures[index], alt: "Picture \(index + 1) of \(title)", lazy: lazy) + "</li>")
+          "<li>" + linkedPicture(pictures[index], alt: "Picture \(index + 1) of \(title)", lazy: lazy) + "</li>")
       }
       lines.append("</ul>")
       lines.append("</section>")
@@ -201,8 +202,8 @@ public enum HTML {
     var lines = [#"<li class="card">"#]
     if let cover = card.cover {
       lines.append(
-        #"<a href="\#(page)"><img src="\#(escape(cover.thumbnail))" width="\#(cover.thumbnailWidth)" "#
-          + #"height="\#(cover.thumbnailHeight)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
+        #"<a href="\#(page)"><img src="\#(escape(cover.shown))" width="\#(cover.width)" "#
+          + #"height="\#(cover.height)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
     } else {
       lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
     }
@@ -264,14 +265,14 @@ public enum HTML {
     return text
   }
 
-  private static func thumbnail(_ picture: Picture, alt: String, lazy: Bool = false) -> String {
+  private static func linkedPicture(_ picture: Picture, alt: String, lazy: Bool = false) -> String {
     let link =
       browsersShow(picture.format)
       ? #"<a href="\#(escape(picture.original))">"#
       : #"<a href="\#(escape(picture.original))" download "#
         + #"title="Download the original (\#(escape(picture.format.name)))">"#
-    return link + #"<img src="\#(escape(picture.thumbnail))" "#
-      + #"width="\#(picture.thumbnailWidth)" height="\#(picture.thumbnailHeight)" alt="\#(alt)""#
+    return link + #"<img src="\#(escape(picture.shown))" "#
+      + #"width="\#(picture.width)" height="\#(picture.height)" alt="\#(alt)""#
       + (lazy ? #" loading="lazy"></a>"# : "></a>")
   }
 }

@@ -196,8 +196,8 @@ extension Library {
       output.append((thumbnailPath, thumbnail.bytes))
       pictures.append(
         HTML.Picture(
-          original: originalPath, format: image.format, thumbnail: thumbnailPath, thumbnailWidth: thumbnail.width,
-          thumbnailHeight: thumbnail.height))
+          original: originalPath, format: image.format, shown: thumbnailPath, width: thumbnail.width,
+          height: thumbnail.height))
       images.append(
         BundleFormat.Image(
           sha256: image.sha256, format: image.format.rawValue, width: image.width,
@@ -222,7 +222,7 @@ extension Library {
     let cover = coverIndex.map { index in
       var picture = pictures[index]
       picture.original = "\(folder)/\(picture.original)"
-      picture.thumbnail = "\(folder)/\(picture.thumbnail)"
+      picture.shown = "\(folder)/\(picture.shown)"
       return picture
     }
     let card = HTML.Card(

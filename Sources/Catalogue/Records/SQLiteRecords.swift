@@ -200,32 +200,29 @@ final class SQLiteRecords: RecordStore {
   /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
   /// number that match, and the page's rows in order.
   func page(_ query: ReviewQuery, match: String?) throws(CatalogueError) -> (total: Int, rows: [SummaryRow]) {
-    var conditions: [String] = []
+    // Each condition as the count asks it, and as a page asks it: a page's favourite mark, and
+    // its stars in another order than the rating's, are tested inside the index that gives the
+    // order (the unary + keeps SQLite from taking the favourites' or the rating's index instead,
+    // and sorting all it finds); the count takes those indexes.
+    var conditions: [(count: String, page: String)] = []
     var arguments: [SQLValue] = []
     var from = "reviews r"
     if let match {
       from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
-      conditions.append("reviews_fts MATCH ?")
+      conditions.append(("reviews_fts MATCH ?", "reviews_fts MATCH ?"))
       arguments.append(.text(match))
     }
     if let category = query.category {
-      conditions.append("r.category = ?")
+      conditions.append(("r.category = ?", "r.category = ?"))
       arguments.append(.text(category.rawValue))
     }
     if let rating = query.minimumRating {
-      conditions.append("r.rating >= ?")
+      conditions.append(("r.rating >= ?", query.sort == .rating ? "r.rating >= ?" : "+r.rating >= ?"))
       arguments.append(SQLValue(rating))
     }
-    if query.favoritesOnly { conditions.append("r.favorite = 1") }
-    // A page's favourite mark, and its stars in another order than the rating's, are tested
-    // inside the index that gives the order (the unary + keeps SQLite from taking the
-    // favourites' or the rating's index instead, and sorting all it finds); counts take them.
-    var pageConditions = conditions.map { $0 == "r.favorite = 1" ? "+r.favorite = 1" : $0 }
-    if query.minimumRating != nil && query.sort != .rating, let index = pageConditions.firstIndex(of: "r.rating >= ?") {
-      pageConditions[index] = "+r.rating >= ?"
-    }
-    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-    let pageFilter = pageConditions.isEmpty ? "" : " WHERE " + pageConditions.joined(separator: " AND ")
+    if query.favoritesOnly { conditions.append(("r.favorite = 1", "+r.favorite = 1")) }
+    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.count).joined(separator: " AND ")
+    let pageFilter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.page).joined(separator: " AND ")
     let sort = query.sort ?? (match == nil ? .updated : .relevance)
     // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
     // gives the order and a deep page needs no sort.

@@ -161,8 +161,8 @@ enum API {
     let object = try body(exchange, allowed: ["image"])
     let image: String
     switch object["image"] {
-    case let number as NSNumber where !isBoolean(number): image = number.stringValue
-    case let text as String: image = text
+    case .number(let number)? where Int(exactly: number) != nil: image = String(Int(number))
+    case .string(let text)?: image = text
     default: throw Failure.badRequest("give the cover as image: a position (1, 2, …) or a prefix of its hash")
     }
     let reference = exchange.capture("id")
@@ -185,7 +185,7 @@ enum API {
     let service = exchange.service
     try service.checkSameOrigin(exchange.head)
     let object = try body(exchange, allowed: ["name", "password"])
-    guard let name = object["name"] as? String, let password = object["password"] as? String else {
+    guard case .string(let name)? = object["name"], case .string(let password)? = object["password"] else {
       throw Failure.badRequest("give name and password, as strings")
     }
     switch service.signIn(name: name, password: password, head: exchange.head) {
@@ -230,55 +230,54 @@ enum API {
   // MARK: Bodies
 
   /// The request's JSON object, with no key but `allowed`.
-  static func body(_ exchange: Exchange, allowed: Set<String>) throws(Failure) -> [String: Any] {
+  static func body(_ exchange: Exchange, allowed: Set<String>) throws(Failure) -> [String: JSONValue] {
     let type = exchange.head.headers["Content-Type"]?.lowercased() ?? ""
     guard type.hasPrefix("application/json") else {
       throw Failure(415, "send JSON with Content-Type: application/json")
     }
-    let parsed: Any
-    do {
-      parsed = try JSONSerialization.jsonObject(with: Data(exchange.request.body))
-    } catch {
+    guard let parsed = JSONValue.parse(exchange.request.body) else {
       throw Failure.badRequest("the body is not valid JSON")
     }
-    guard let object = parsed as? [String: Any] else { throw Failure.badRequest("the body must be a JSON object") }
+    guard case .object(let object) = parsed else { throw Failure.badRequest("the body must be a JSON object") }
     if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
       throw Failure.badRequest("unknown field \(unknown): give \(allowed.sorted().joined(separator: ", "))")
     }
     return object
   }
 
-  static func reviewChanges(_ object: [String: Any]) throws(Failure) -> ReviewChanges {
+  static func reviewChanges(_ object: [String: JSONValue]) throws(Failure) -> ReviewChanges {
     ReviewChanges(
       title: try string(object, "title"), body: try string(object, "body"), rating: try int(object, "rating"),
       category: try string(object, "category"), favorite: try bool(object, "favorite"))
   }
 
-  static func string(_ object: [String: Any], _ key: String) throws(Failure) -> String? {
-    guard let value = object[key], !(value is NSNull) else { return nil }
-    guard let text = value as? String else { throw Failure.badRequest("\(key) must be a string") }
-    return text
-  }
-
-  static func int(_ object: [String: Any], _ key: String) throws(Failure) -> Int? {
-    guard let value = object[key], !(value is NSNull) else { return nil }
-    guard let number = value as? NSNumber, !isBoolean(number), let whole = Int(exactly: number.doubleValue) else {
-      throw Failure.badRequest("\(key) must be a whole number")
+  /// A field that must be a string when given (null or absent: nil).
+  static func string(_ object: [String: JSONValue], _ key: String) throws(Failure) -> String? {
+    switch object[key] {
+    case nil, .null?: return nil
+    case .string(let text)?: return text
+    default: throw Failure.badRequest("\(key) must be a string")
     }
-    return whole
   }
 
-  static func bool(_ object: [String: Any], _ key: String) throws(Failure) -> Bool? {
-    guard let value = object[key], !(value is NSNull) else { return nil }
-    guard let number = value as? NSNumber, isBoolean(number) else {
-      throw Failure.badRequest("\(key) must be true or false")
+  /// A field that must be a whole number when given.
+  static func int(_ object: [String: JSONValue], _ key: String) throws(Failure) -> Int? {
+    switch object[key] {
+    case nil, .null?: return nil
+    case .number(let number)?:
+      guard let whole = Int(exactly: number) else { throw Failure.badRequest("\(key) must be a whole number") }
+      return whole
+    default: throw Failure.badRequest("\(key) must be a whole number")
     }
-    return number.boolValue
   }
 
-  /// Whether JSONSerialization read `number` from `true` or `false`.
-  static func isBoolean(_ number: NSNumber) -> Bool {
-    String(cString: number.objCType) == "c" || type(of: number) == type(of: NSNumber(value: true))
+  /// A field that must be true or false when given.
+  static func bool(_ object: [String: JSONValue], _ key: String) throws(Failure) -> Bool? {
+    switch object[key] {
+    case nil, .null?: return nil
+    case .bool(let value)?: return value
+    default: throw Failure.badRequest("\(key) must be true or false")
+    }
   }
 
   /// The uploaded files, refused when the body was not multipart or held none.

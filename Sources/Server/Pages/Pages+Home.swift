@@ -167,8 +167,8 @@ extension Pages {
       page: reviewPath(summary.id),
       cover: summary.cover.map { image in
         HTML.Picture(
-          original: Files.originalURL(image), format: image.format, thumbnail: Files.thumbnailURL(image),
-          thumbnailWidth: image.thumbnailWidth, thumbnailHeight: image.thumbnailHeight)
+          original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
+          width: image.thumbnailWidth, height: image.thumbnailHeight)
       })
   }
 

@@ -41,7 +41,7 @@ extension Pages {
   static func picture(_ image: StoredImage) -> HTML.Picture {
     let size = Files.displaySize(image)
     return HTML.Picture(
-      original: Files.originalURL(image), format: image.format, thumbnail: Files.displayURL(image),
-      thumbnailWidth: size.width, thumbnailHeight: size.height)
+      original: Files.originalURL(image), format: image.format, shown: Files.displayURL(image),
+      width: size.width, height: size.height)
   }
 }

@@ -9,6 +9,9 @@ struct Exchange: Sendable {
   let captures: [String: String]
   let identity: Identity?
   let service: CatalogueService
+  /// The form fields of the body (URL-encoded or multipart), read once for the CSRF check and
+  /// the handler alike: a review's body may be megabytes.
+  let form: FormFields
 
   var head: HTTPRequestHead { request.head }
 
@@ -19,9 +22,6 @@ struct Exchange: Sendable {
   func library<T>(_ body: (Library) throws(CatalogueError) -> T) throws(Failure) -> T {
     try service.library(author: identity?.reviewer, body)
   }
-
-  /// The form fields of the body (URL-encoded or multipart), the first value of each name.
-  var form: FormFields { FormFields(request) }
 
   /// The uploaded files of the parts named `name`, in order.
   func files(named name: String) -> [(file: UploadedFile, filename: String)] {
@@ -54,6 +54,9 @@ let importJobs = 1
 /// Form fields: from a URL-encoded body, or the non-file parts of a multipart one.
 struct FormFields: Sendable {
   private var pairs: [(name: String, value: String)] = []
+
+  /// No fields.
+  init() {}
 
   init(_ request: HTTPRequest) {
     if !request.parts.isEmpty {

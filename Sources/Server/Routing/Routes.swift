@@ -9,18 +9,16 @@ enum Routes {
   /// from the file (sendfile) without looking at who asks.
   static let pictures: [Route] = [
     Route("GET", "/originals/:name", file: true, Files.original),
-    Route("GET", "/thumbnails/:name", file: true, Files.thumbnail),
-    Route("GET", "/display/:name", file: true, Files.display),
+    Route(
+      "GET", "/thumbnails/:name", file: true,
+      needsWork: { service, captures in Files.thumbnailNeedsMaking(captures["name"] ?? "", service: service) },
+      Files.thumbnail),
+    Route(
+      "GET", "/display/:name", file: true,
+      needsWork: { service, captures in Files.displayNeedsMaking(captures["name"] ?? "", service: service) },
+      Files.display),
     Route("GET", "/assets/:name", file: true, Files.asset),
     Route("GET", "/favicon.ico", file: true, Files.favicon),
-  ]
-
-  /// Whether a picture route must make its file first (a rendition not yet made, a thumbnail
-  /// gone missing): that is decoding, for a worker, not the connection's thread. Decided from
-  /// the path alone, with one look at the file system.
-  static let fileNeedsWork: [String: @Sendable (CatalogueService, [String: String]) -> Bool] = [
-    "thumbnails": { service, captures in Files.thumbnailNeedsMaking(captures["name"] ?? "", service: service) },
-    "display": { service, captures in Files.displayNeedsMaking(captures["name"] ?? "", service: service) },
   ]
 
   /// Pages for readers and reviewers: HTML that works without JavaScript.

@@ -74,21 +74,12 @@ final class Site: @unchecked Sendable {
       file: UploadedFile(path: copy, size: size))
   }
 
-  /// Every file of the library folder with its hash, to show that nothing changed.
-  func snapshot() throws -> [String: String] {
-    var result: [String: String] = [:]
-    let enumerator = FileManager.default.enumerator(atPath: libraryPath)
-    while let relative = enumerator?.nextObject() as? String {
-      var isFolder: ObjCBool = false
-      let full = "\(libraryPath)/\(relative)"
-      _ = FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
-      // The database's write-ahead files change as SQLite reads; what they hold is checked
-      // through the records.
-      if isFolder.boolValue || relative.hasPrefix("catalogue.sqlite") { continue }
-      result[relative] = SHA256.hex(try Fixture.bytes(full))
-    }
-    return result
+  /// Every file of the library folder with its bytes, to show that nothing changed. The
+  /// database's files change as SQLite reads; what they hold is checked through the records.
+  func snapshot() throws -> [String: Data] {
+    try fileSnapshot(libraryPath).filter { !$0.key.hasPrefix("catalogue.sqlite") }
   }
+
 }
 
 extension HTTPResponse {

@@ -1,25 +1,29 @@
 import Foundation
 import Glibc
-import HTTP
+public import HTTP
 
 /// What went wrong talking to the server under test.
-struct ClientError: Error, CustomStringConvertible {
-  var description: String
+///
+/// What the HTTP layer's tests and the server's share: a client that talks to a real server.
+public struct ClientError: Error, CustomStringConvertible {
+  public var description: String
+
+  public init(description: String) { self.description = description }
 }
 
 /// A response as the client read it off the wire.
-struct Response: CustomStringConvertible {
-  var status: Int
-  var headers: HTTPHeaders
-  var body: [UInt8]
+public struct Response: CustomStringConvertible {
+  public var status: Int
+  public var headers: HTTPHeaders
+  public var body: [UInt8]
 
-  var text: String { String(decoding: body, as: UTF8.self) }
+  public var text: String { String(decoding: body, as: UTF8.self) }
 
   /// The status and the start of the body, for messages.
-  var description: String { "\(status) \(text.prefix(300))" }
+  public var description: String { "\(status) \(text.prefix(300))" }
 
   /// The body as a JSON object (the API's answers).
-  func json() throws -> [String: Any] {
+  public func json() throws -> [String: Any] {
     guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
       throw ClientError(description: "not a JSON object: \(text.prefix(200))")
     }
@@ -27,15 +31,15 @@ struct Response: CustomStringConvertible {
   }
 
   /// The API's `{"error": …}` message, or nil.
-  var errorMessage: String? { (try? json())?["error"] as? String }
+  public var errorMessage: String? { (try? json())?["error"] as? String }
 
   /// The whole `Set-Cookie` value that sets `name`, or nil.
-  func setCookie(_ name: String) -> String? {
+  public func setCookie(_ name: String) -> String? {
     headers.values("Set-Cookie").first { $0.hasPrefix(name + "=") }
   }
 
   /// The value `Set-Cookie` gives the cookie `name` (empty when it deletes it), or nil.
-  func cookie(_ name: String) -> String? {
+  public func cookie(_ name: String) -> String? {
     guard let line = setCookie(name) else { return nil }
     let pair = line.split(separator: ";", maxSplits: 1)[0]
     return String(pair.dropFirst(name.count + 1))
@@ -45,14 +49,16 @@ struct Response: CustomStringConvertible {
 /// A small HTTP/1.1 client over a POSIX socket. It sends exactly the bytes it is given (a test
 /// needs malformed, slow and chunked requests too), keeps its connection alive between
 /// requests, and reads responses by their framing.
-final class HTTPClient {
-  let socket: Int32
+public final class HTTPClient {
+  public let socket: Int32
   private var received: [UInt8] = []
 
-  /// Connects to 127.0.0.1 at `port`, from the loopback address `source` when given
-  /// (127.0.0.2… are all this machine's own). Reads and writes give up after `timeout` seconds.
-  init(port: Int, source: String? = nil, timeout: Double = 20) throws {
-    socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+  /// Connects to 127.0.0.1 (or `host`, IPv4 or IPv6) at `port`, from the loopback address
+  /// `source` when given (127.0.0.2… are all this machine's own). Reads and writes give up after
+  /// `timeout` seconds.
+  public init(port: Int, host: String = "127.0.0.1", source: String? = nil, timeout: Double = 20) throws {
+    let family = host.contains(":") ? AF_INET6 : AF_INET
+    socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard socket >= 0 else { throw ClientError(description: "socket: \(String(cString: strerror(errno)))") }
     var seconds = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
@@ -68,10 +74,22 @@ final class HTTPClient {
         throw ClientError(description: "bind \(source): \(String(cString: strerror(code)))")
       }
     }
-    var remote = Self.address("127.0.0.1", port: port)
-    let connected = withUnsafeBytes(of: &remote) { raw in
-      connect(
-        socket, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_in>.size))
+    let connected: Int32
+    if family == AF_INET6 {
+      var remote = sockaddr_in6()
+      remote.sin6_family = sa_family_t(AF_INET6)
+      remote.sin6_port = in_port_t(UInt16(port).bigEndian)
+      inet_pton(AF_INET6, host, &remote.sin6_addr)
+      connected = withUnsafeBytes(of: &remote) { raw in
+        connect(
+          socket, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_in6>.size))
+      }
+    } else {
+      var remote = Self.address(host, port: port)
+      connected = withUnsafeBytes(of: &remote) { raw in
+        connect(
+          socket, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
     guard connected == 0 else {
       let code = errno
@@ -92,9 +110,9 @@ final class HTTPClient {
 
   // MARK: Sending
 
-  func send(_ text: String) throws { try send(Array(text.utf8)) }
+  public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-  func send(_ bytes: [UInt8]) throws {
+  public func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
       let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -104,14 +122,14 @@ final class HTTPClient {
   }
 
   /// The head of a request: the request line, `Host`, then `headers` as given.
-  static func head(_ method: String, _ target: String, headers: [(String, String)]) -> String {
+  public static func head(_ method: String, _ target: String, headers: [(String, String)]) -> String {
     var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     return head
   }
 
   /// Sends a request (with `Content-Length` when there is a body) and reads its response.
-  func request(
+  public func request(
     _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
   ) throws -> Response {
     var head = Self.head(method, target, headers: headers)
@@ -124,7 +142,7 @@ final class HTTPClient {
   /// `Content-Length` the total, or when `chunked` as `Transfer-Encoding: chunked` (a chunk a
   /// piece, no length said beforehand). The server may answer before the last piece: a refused
   /// upload stops being sent, and its answer is read.
-  func request(
+  public func request(
     _ method: String, _ target: String, headers: [(String, String)] = [], pieces: [[UInt8]], chunked: Bool
   ) throws -> Response {
     var head = Self.head(method, target, headers: headers)
@@ -144,7 +162,7 @@ final class HTTPClient {
   }
 
   /// A JSON request, with the body encoded from `object`.
-  func json(
+  public func json(
     _ method: String, _ target: String, _ object: [String: Any], headers: [(String, String)] = []
   ) throws -> Response {
     let body = try JSONSerialization.data(withJSONObject: object)
@@ -156,7 +174,7 @@ final class HTTPClient {
 
   /// Reads one response; its body by Content-Length, chunks, or up to the end of the stream.
   /// An interim `100 Continue` is skipped unless `interim`.
-  func readResponse(method: String = "GET", interim: Bool = false) throws -> Response {
+  public func readResponse(method: String = "GET", interim: Bool = false) throws -> Response {
     var headEnd = find([13, 10, 13, 10])
     while headEnd == nil {
       try fill()
@@ -230,7 +248,7 @@ final class HTTPClient {
   }
 
   /// Whether the server has sent something (or closed) that is not read yet.
-  func hasDataWaiting() -> Bool {
+  public func hasDataWaiting() -> Bool {
     if !received.isEmpty { return true }
     var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
     return poll(&poller, 1, 0) > 0
@@ -238,7 +256,7 @@ final class HTTPClient {
 
   /// Whether the server closes the connection (end of stream or reset) within `timeout`
   /// seconds; bytes that arrive meanwhile are kept.
-  func waitForClose(timeout: Double) -> Bool {
+  public func waitForClose(timeout: Double) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -257,7 +275,7 @@ final class HTTPClient {
   }
 
   /// What arrived while waiting for a close, as text.
-  var unread: String { String(decoding: received, as: UTF8.self) }
+  public var unread: String { String(decoding: received, as: UTF8.self) }
 
   private func fill() throws {
     var chunk = [UInt8](repeating: 0, count: 65536)
@@ -278,39 +296,46 @@ final class HTTPClient {
 }
 
 /// A multipart/form-data body, as a browser's form sends it.
-struct Multipart {
-  struct Part {
-    var name: String
-    var filename: String?
-    var contentType: String?
-    var bytes: [UInt8]
+public struct Multipart {
+  public struct Part {
+    public var name: String
+    public var filename: String?
+    public var contentType: String?
+    public var bytes: [UInt8]
+
+    public init(name: String, filename: String? = nil, contentType: String? = nil, bytes: [UInt8]) {
+      self.name = name
+      self.filename = filename
+      self.contentType = contentType
+      self.bytes = bytes
+    }
   }
 
-  let boundary = "----catalogue-test-\(UInt64.random(in: 0...UInt64.max))"
-  var parts: [Part] = []
+  public let boundary = "----catalogue-test-\(UInt64.random(in: 0...UInt64.max))"
+  public var parts: [Part] = []
 
-  var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+  public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
-  init() {}
+  public init() {}
 
   /// A form with one file part `name` per file, after `fields`.
-  init(files: [(filename: String, bytes: [UInt8])], name: String = "file", fields: [(String, String)] = []) {
+  public init(files: [(filename: String, bytes: [UInt8])], name: String = "file", fields: [(String, String)] = []) {
     for (field, value) in fields { add(field: field, value) }
     for file in files { add(file: name, filename: file.filename, file.bytes) }
   }
 
-  mutating func add(field name: String, _ value: String) {
+  public mutating func add(field name: String, _ value: String) {
     parts.append(Part(name: name, bytes: Array(value.utf8)))
   }
 
-  mutating func add(
+  public mutating func add(
     file name: String, filename: String, _ bytes: [UInt8], contentType: String = "application/octet-stream"
   ) {
     parts.append(Part(name: name, filename: filename, contentType: contentType, bytes: bytes))
   }
 
   /// The whole body, with its closing boundary.
-  var bytes: [UInt8] {
+  public var bytes: [UInt8] {
     var body: [UInt8] = []
     for part in parts {
       var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
@@ -325,7 +350,7 @@ struct Multipart {
 
 extension HTTPClient {
   /// A multipart/form-data request (the form closed).
-  func upload(
+  public func upload(
     _ method: String = "POST", _ target: String, _ form: Multipart, headers: [(String, String)] = []
   ) throws -> Response {
     try request(method, target, headers: [("Content-Type", form.contentType)] + headers, body: form.bytes)
