@@ -2,6 +2,7 @@ import HTTPTestSupport
 import Foundation
 import HTTP
 import ImagePipeline
+import Synchronization
 import Testing
 import TestSupport
 
@@ -211,5 +212,86 @@ struct EndToEndSharedLibraryTests {
     #expect(check.output.contains("no problems"), "\(check.output)")
     // Only the pictures the review holds are stored.
     #expect(library.files(in: "originals").count == images.count)
+  }
+
+  /// Commands beside a busy server never split the library in two. A server holds several
+  /// connections (one a request in flight); `list`, `check`, `user remove` and `user token
+  /// --revoke` run beside it while it writes and reads at once. Its write-ahead log must stay
+  /// the one on disk (a command that took itself for the last user would checkpoint and delete
+  /// it, and the server would go on writing to a file no one else sees), every review it
+  /// answered 201 must be in the library after it stops, and a removal or a revocation must hold
+  /// at its next request.
+  @Test func commandsBesideABusyServerNeverSplitTheLibrary() throws {
+    let site = try LiveSite {
+      try $0.addReviewer("bob", password: "bobs password here")
+      try $0.addReviewer("carol", password: "carols password here")
+    }
+    let library = site.library
+    let bob = try library.token(for: "bob")
+    let carol = try library.token(for: "carol")
+    let port = site.port
+    let token = site.token
+    let created = Mutex<[String]>([])
+    let outcomes = Outcomes()
+    // Four writers and four readers at once, each on a thread of its own: the server opens a
+    // connection for each request that finds none idle.
+    func busy(_ round: Int) -> DispatchGroup {
+      onThreads(8) { thread in
+        do {
+          let client = try HTTPClient(port: port)
+          for number in 0..<3 {
+            if thread < 4 {
+              let answer = try client.json(
+                "POST", "/api/reviews",
+                ["title": "Round \(round) writer \(thread) #\(number)", "rating": 3, "category": "movie"],
+                headers: [("Authorization", "Bearer \(token)")])
+              let id = try? answer.json()["id"] as? String
+              outcomes.add("POST round \(round)", ok: answer.status == 201 && id != nil, text: answer.description)
+              if answer.status == 201, let id { created.withLock { $0.append(id) } }
+            } else {
+              let page = try client.request("GET", "/?q=round\(round)x\(thread)x\(number)")
+              outcomes.add("GET round \(round)", ok: page.status == 200, text: page.description)
+            }
+          }
+        } catch {
+          outcomes.add("thread \(thread) of round \(round)", ok: false, text: "\(error)")
+        }
+      }
+    }
+    #expect(busy(0).wait(timeout: .now() + 60) == .success)
+    let wal = library.path + "/catalogue.sqlite-wal"
+    let walBefore = try #require(
+      try? FileManager.default.attributesOfItem(atPath: wal)[.systemFileNumber] as? Int, "the server has no WAL")
+
+    let commands = [["list"], ["check"], ["user", "remove", "bob", "--yes"], ["user", "token", "carol", "--revoke"]]
+    for (index, command) in commands.enumerated() {
+      let group = busy(index + 1)
+      let result = try library.run(command)
+      #expect(result.status == 0, "\(command): \(result.error)")
+      #expect(group.wait(timeout: .now() + 60) == .success)
+      let walNow = try? FileManager.default.attributesOfItem(atPath: wal)[.systemFileNumber] as? Int
+      #expect(walNow == walBefore, "after \(command) the server's write-ahead log is gone from the folder")
+      #expect(site.server.deletedOpenFiles.isEmpty, "after \(command): \(site.server.deletedOpenFiles)")
+    }
+    for failure in outcomes.failures { Issue.record("\(failure.what): \(failure.text)") }
+
+    // The removal and the revocation hold at the next request.
+    for (who, secret) in [("bob, removed", bob), ("carol, revoked", carol)] {
+      let write = try site.json(
+        "POST", "/api/reviews", ["title": "After", "rating": 1, "category": "movie"],
+        headers: [("Authorization", "Bearer \(secret)")], signed: false)
+      #expect(write.status == 401, "\(who): \(write.description)")
+    }
+
+    // Every review answered 201 is in the library once the server has stopped.
+    #expect(site.server.stop() == 0)
+    let answered = created.withLock { $0 }
+    #expect(answered.count == 5 * 4 * 3)
+    let listed = try library.run("--json", "list", "--limit", "500")
+    let ids = Set(((try listed.json()["reviews"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+    #expect(Set(answered).subtracting(ids).isEmpty, "answered 201 but lost: \(Set(answered).subtracting(ids).count)")
+    #expect(ids.count == answered.count)
+    let check = try library.run("check")
+    #expect(check.status == 0, "\(check.output)\(check.error)")
   }
 }

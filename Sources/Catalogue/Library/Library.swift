@@ -76,7 +76,6 @@ public final class Library {
       throw .notALibrary(path: path)
     }
     let file = "\(path)/\(LibraryLayout.database)"
-    try Self.checkDatabaseFile(file)
     let database = try SQLiteRecords.connect(
       path: file, create: false, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
     var found = 0
@@ -95,27 +94,6 @@ public final class Library {
     }
     try self.init(path: path, files: store, database: database)
     openedSchemaVersion = found
-  }
-
-  /// Refuses a database file that is empty or does not start with SQLite's header, before
-  /// SQLite would take an empty file for a new database.
-  private static func checkDatabaseFile(_ file: String) throws(CatalogueError) {
-    let head: [UInt8]
-    do {
-      let descriptor = try FileDescriptor.open(file, .readOnly, options: .nonBlocking)
-      defer { descriptor.close() }
-      head = try descriptor.read(upTo: 16)
-    } catch {
-      throw .io(operation: .open, path: file, code: error.rawValue)
-    }
-    let count = head.count
-    if count == 0 {
-      throw .damagedDatabase(path: file, reason: "it is empty (0 bytes): was a copy cut short?")
-    }
-    if count != 16 || head != Array("SQLite format 3\0".utf8) {
-      throw .damagedDatabase(
-        path: file, reason: "it does not start like an SQLite database (damaged, or another kind of file)")
-    }
   }
 
   /// SQLite's "not a database" and "corrupt" as a damaged database; other errors as they are.

@@ -15,9 +15,18 @@ final class SQLiteRecords: RecordStore {
 
   /// Opens (or with `create`, creates, in WAL mode) the database at `path`, with the busy
   /// timeout, foreign keys, full synchronous commits and memory-mapped reads.
+  ///
+  /// An existing file that is empty or does not start with SQLite's header is refused before
+  /// anything is run on it: SQLite would take an empty file for a new database.
   static func connect(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws(CatalogueError) -> Database {
+    let database: Database
     do {
-      let database = try Database(path: path, create: create)
+      database = try Database(path: path, create: create)
+    } catch {
+      throw .database(error)
+    }
+    if !create { try checkHeader(database) }
+    do {
       try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
       // WAL lets readers go on while one process writes; it is a property of the file.
       if create { try database.execute("PRAGMA journal_mode = WAL") }
@@ -27,6 +36,23 @@ final class SQLiteRecords: RecordStore {
       return database
     } catch {
       throw .database(error)
+    }
+  }
+
+  /// Refuses a database file that is empty or does not start like an SQLite database.
+  private static func checkHeader(_ database: Database) throws(CatalogueError) {
+    let header: (size: Int, head: [UInt8])
+    do {
+      header = try database.fileHeader(count: 16)
+    } catch {
+      throw .database(error)
+    }
+    if header.size == 0 {
+      throw .damagedDatabase(path: database.path, reason: "it is empty (0 bytes): was a copy cut short?")
+    }
+    if header.head != Array("SQLite format 3\0".utf8) {
+      throw .damagedDatabase(
+        path: database.path, reason: "it does not start like an SQLite database (damaged, or another kind of file)")
     }
   }
 

@@ -55,6 +55,36 @@ final class Database {
     sqlite3_close_v2(handle)
   }
 
+  /// The size of the database file and its first `count` bytes (fewer when it is shorter),
+  /// read through the file SQLite itself opened.
+  ///
+  /// Never through a descriptor of our own: closing any descriptor on the file drops every
+  /// POSIX lock this process holds on it, SQLite's among them, and another process then takes
+  /// itself for the last one, checkpoints and deletes the write-ahead log this process is still
+  /// writing to (SQLite's "How To Corrupt An SQLite Database File", section 2.2). The
+  /// corresponding C calls are `sqlite3_file_control` with `SQLITE_FCNTL_FILE_POINTER`, then
+  /// the file's `xFileSize` and `xRead`.
+  func fileHeader(count: Int) throws(DatabaseError) -> (size: Int, head: [UInt8]) {
+    var pointer: UnsafeMutablePointer<sqlite3_file>?
+    try check(sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer))
+    guard let file = pointer, let methods = file.pointee.pMethods, let fileSize = methods.pointee.xFileSize,
+      let read = methods.pointee.xRead
+    else {
+      throw DatabaseError(code: SQLITE_MISUSE, message: "the database file is not open")
+    }
+    var size: sqlite3_int64 = 0
+    try check(fileSize(file, &size))
+    let wanted = Int(min(sqlite3_int64(count), max(0, size)))
+    var head = [UInt8](repeating: 0, count: wanted)
+    if wanted > 0 {
+      let status = head.withUnsafeMutableBytes { read(file, $0.baseAddress, Int32(wanted), 0) }
+      guard status == SQLITE_OK else {
+        throw DatabaseError(code: status, message: String(cString: sqlite3_errstr(status)))
+      }
+    }
+    return (Int(size), head)
+  }
+
   /// Converts a C status into a thrown error.
   fileprivate func check(_ status: Int32, sql: String? = nil) throws(DatabaseError) {
     guard status != SQLITE_OK && status != SQLITE_ROW && status != SQLITE_DONE else { return }

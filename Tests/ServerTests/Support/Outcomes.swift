@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What concurrent work came to, collected from several threads.
@@ -18,4 +19,19 @@ final class Outcomes: Sendable {
   var failures: [Outcome] { all.filter { !$0.ok } }
   var count: Int { all.count }
   var allText: String { all.map(\.text).joined(separator: "\n") }
+}
+
+/// Runs `body(0)` … `body(count - 1)` each on a thread of its own, all at once (the global
+/// dispatch queue runs about one a core, so requests it sends rarely overlap); the group is
+/// done when every one has returned.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
+  let group = DispatchGroup()
+  for index in 0..<count {
+    group.enter()
+    Thread.detachNewThread {
+      body(index)
+      group.leave()
+    }
+  }
+  return group
 }

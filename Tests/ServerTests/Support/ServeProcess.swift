@@ -99,6 +99,17 @@ final class ServeProcess: @unchecked Sendable {
 
   var isRunning: Bool { process.isRunning }
 
+  /// The files the server holds open whose names are gone (" (deleted)"): a database file or
+  /// write-ahead log among them is one no other process sees.
+  var deletedOpenFiles: [String] { openFiles.filter { $0.hasSuffix(" (deleted)") } }
+
+  /// What each of the server's open descriptors names (`/proc/PID/fd`).
+  var openFiles: [String] {
+    let folder = "/proc/\(process.processIdentifier)/fd"
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) }
+  }
+
   /// Sends `signal` to the server.
   func signal(_ signal: Int32) {
     kill(process.processIdentifier, signal)
