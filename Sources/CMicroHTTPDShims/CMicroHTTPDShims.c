@@ -200,3 +200,5 @@ int cmicrohttpdshims_lower_thread_priority(int niceness) {
 }
 
 int cmicrohttpdshims_limit_malloc_arenas(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
+
+int cmicrohttpdshims_release_free_memory(void) { return malloc_trim(0); }

@@ -71,7 +71,7 @@ public final class CatalogueService: HTTPService {
     if route.access == .reviewer && !hasCredentials && route.body != .none {
       return .respond(answer(Failure.signInNeeded, route: route, head: head, identity: nil))
     }
-    let limit: BodyLimit
+    var limit: BodyLimit
     switch route.body {
     case .none:
       limit = .none
@@ -83,6 +83,15 @@ public final class CatalogueService: HTTPService {
         multipart: MultipartLimit(
           maximumParts: 200, maximumFileBytes: maximumFileBytes, maximumFieldBytes: options.maximumFormBytes,
           temporaryFolder: options.uploadFolder))
+    }
+    // Without credentials a body is a sign-in, a few hundred bytes: held to far less than a
+    // reviewer's upload, so that strangers cannot hold connections with bodies.
+    if !hasCredentials && route.body != .none {
+      limit.maximumBytes = min(limit.maximumBytes, Self.anonymousBodyBytes)
+      if let fields = limit.multipart?.maximumFieldBytes {
+        limit.multipart?.maximumFieldBytes = min(fields, Self.anonymousBodyBytes)
+      }
+      limit.pace = Self.anonymousPace
     }
     // Whoever carries credentials may renew a session or meet an expired one: both write.
     let worker =
@@ -309,6 +318,12 @@ public final class CatalogueService: HTTPService {
       throw Failure(error)
     }
   }
+
+  /// The most bytes of a body sent without credentials (a sign-in form or its JSON).
+  static let anonymousBodyBytes = 64 << 10
+  /// How slowly a body sent without credentials may come: whole within 10 seconds, its length
+  /// announced (a chunked one is refused with 411, so that it is never read at all).
+  static let anonymousPace = BodyPace(minimumBytesPerSecond: 1024, window: 10, deadline: 10, requiresLength: true)
 
   /// The largest picture file an upload may hold: the library's own cap.
   var maximumFileBytes: Int {

@@ -90,6 +90,10 @@ int cmicrohttpdshims_available_cpus(void);
 /// `M_ARENA_MAX`); returns 1 on success.
 int cmicrohttpdshims_limit_malloc_arenas(int arenas);
 
+/// Gives the memory malloc holds free back to the system, in every arena (`malloc_trim(0)`);
+/// returns 1 when some was released.
+int cmicrohttpdshims_release_free_memory(void);
+
 /// Makes the calling thread `niceness` nicer than it is (Linux keeps a nice value a thread);
 /// returns 0, or -1 with errno as setpriority left it.
 int cmicrohttpdshims_lower_thread_priority(int niceness);

@@ -10,7 +10,8 @@ import Synchronization
 /// (`MHD_suspend_connection`), so that its thread goes on with the others, and `respond(to:)`
 /// runs on one of `workers` threads of the server's own, which then resumes the connection to
 /// queue the response. A further thread cuts off clients that take longer than
-/// `requestHeadTimeout` to send a request head (see ``HeadReaper``); libmicrohttpd's own
+/// `requestHeadTimeout` to send a request head, bodies slower than their pace, and when the
+/// server is nearly full the connection doing the least (see ``ConnectionReaper``); libmicrohttpd's own
 /// timeout cuts off those silent for `connectionTimeout`.
 ///
 /// Limits are always set: connections in all and per address, memory per connection, both

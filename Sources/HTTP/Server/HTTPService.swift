@@ -19,14 +19,46 @@ public struct BodyLimit: Sendable {
   ///
   /// A body of another type is buffered into `body` all the same.
   public var multipart: MultipartLimit?
+  /// How slowly the body may come before the connection is cut off.
+  public var pace: BodyPace
 
-  public init(maximumBytes: Int, multipart: MultipartLimit? = nil) {
+  public init(maximumBytes: Int, multipart: MultipartLimit? = nil, pace: BodyPace = .standard) {
     self.maximumBytes = maximumBytes
     self.multipart = multipart
+    self.pace = pace
   }
 
   /// No body at all: a request with one gets 413.
   public static let none = BodyLimit(maximumBytes: 0)
+}
+
+/// How slowly a request body may arrive. A client that sends its body a byte every few seconds
+/// holds a connection slot for as long as it likes (libmicrohttpd's timeout counts only
+/// silence), and a few dozen addresses doing it take every slot: a body that falls below the
+/// rate, or passes its deadline, has its connection cut off (logged as 408).
+public struct BodyPace: Sendable, Equatable {
+  /// The fewest bytes a second the body must bring, measured over each ``window`` from the
+  /// start of the body: a short stall is forgiven, a trickle is not.
+  public var minimumBytesPerSecond: Int
+  /// Seconds of each measure (and the grace before the first).
+  public var window: Int
+  /// Seconds from the end of the head by which the whole body must be in, or nil.
+  public var deadline: Int?
+  /// Whether a body must announce its length (Content-Length): a chunked one is refused with
+  /// 411 before it is read.
+  public var requiresLength: Bool
+
+  public init(minimumBytesPerSecond: Int, window: Int, deadline: Int? = nil, requiresLength: Bool = false) {
+    self.minimumBytesPerSecond = minimumBytesPerSecond
+    self.window = window
+    self.deadline = deadline
+    self.requiresLength = requiresLength
+  }
+
+  /// At least 1 KiB a second over every 10 seconds: a phone on a poor network uploads ten
+  /// times faster, a trickle of a byte every few seconds is cut off within 20 seconds. (Apache's
+  /// mod_reqtimeout asks 500 bytes a second.)
+  public static let standard = BodyPace(minimumBytesPerSecond: 1024, window: 10)
 }
 
 /// The bounds of a multipart/form-data body, past which it is refused.

@@ -222,4 +222,7 @@ enum ListeningSocket {
   static func limitMallocArenas(_ arenas: Int) {
     if arenas > 0 { _ = cmicrohttpdshims_limit_malloc_arenas(Int32(arenas)) }
   }
+
+  /// Gives what malloc holds free back to the system (see ``MemoryTrim``).
+  static func releaseFreeMemory() { _ = cmicrohttpdshims_release_free_memory() }
 }

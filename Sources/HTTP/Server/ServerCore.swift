@@ -2,13 +2,13 @@ import Glibc
 import Synchronization
 
 /// What libmicrohttpd's callbacks reach (through an `Unmanaged` pointer): the service, the
-/// limits, the log, the head reaper, the worker pool and the count of requests in flight.
+/// limits, the log, the connection reaper, the worker pool and the count of requests in flight.
 ///
 /// The callbacks run on libmicrohttpd's threads; nothing here blocks except the service itself.
 final class ServerCore: Sendable {
   let service: any HTTPService
   let log: RequestLog
-  let reaper: HeadReaper
+  let reaper: ConnectionReaper
   let workers: WorkerPool
   let inFlight = Atomic<Int>(0)
   /// Set once the server stops: responses then close their connections.
@@ -20,8 +20,9 @@ final class ServerCore: Sendable {
   init(service: any HTTPService, configuration: HTTPServerConfiguration) {
     self.service = service
     log = RequestLog(format: configuration.log, sink: configuration.logSink)
-    reaper = HeadReaper(
-      requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout)
+    reaper = ConnectionReaper(
+      requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout,
+      maximumConnections: configuration.maximumConnections)
     workers = WorkerPool(threads: configuration.workers, niceness: configuration.workerNiceness)
   }
 
@@ -68,6 +69,7 @@ final class ServerCore: Sendable {
       if size > 0 {
         uploadSize.pointee = 0
         guard let intake = context.intake else { return false }
+        if let record = context.record { reaper.bodyReceived(record, count: size) }
         if intake.take(UnsafeRawBufferPointer(start: upload, count: size)) { return true }
         // Too much dropped after a refusal: closed without a response, logged with the status meant.
         context.status = intake.failure?.status ?? 0
@@ -130,6 +132,13 @@ final class ServerCore: Sendable {
         if limit.maximumBytes <= 0 {
           return refuse(context, connection: connection, status: 413, message: "this request takes no body")
         }
+        if framing.chunked && limit.pace.requiresLength {
+          return refuse(
+            context, connection: connection, status: 411,
+            message: "this request's body must announce its length (Content-Length); a chunked body is not taken here",
+            closing: true)
+        }
+        if let record = context.record { reaper.bodyStarted(record, pace: limit.pace) }
       }
       var reader: MultipartReader?
       if let multipart = limit.multipart, let contentType = head.headers["Content-Type"],
@@ -159,6 +168,7 @@ final class ServerCore: Sendable {
   private func bodyComplete(_ context: RequestContext, connection: Connection) -> Bool {
     guard let head = context.head, let intake = context.intake else { return false }
     context.intake = nil
+    if let record = context.record { reaper.bodyFinished(record) }
     let request: HTTPRequest
     switch intake.finish() {
     case .success(let whole):
@@ -276,7 +286,9 @@ final class ServerCore: Sendable {
     for upload in context.uploads { upload.remove() }
     context.uploads = []
     if cleanly, let record = context.record { reaper.requestFinished(record) }
-    let status = context.status != 0 ? context.status : connection.queuedStatus
+    // A request the reaper cut off is logged with why: 408 too slow, 503 cut off to make room.
+    let cut = cleanly ? 0 : context.record?.cutStatus ?? 0
+    let status = cut != 0 ? cut : context.status != 0 ? context.status : connection.queuedStatus
     log.write(
       RequestLog.Entry(
         remote: context.record?.remoteAddress ?? connection.clientAddress, method: context.method,
