@@ -112,6 +112,10 @@ typedef enum {
 /// strictly themselves). `field_out` receives the position, among the request's header
 /// fields, of the field whose value holds a NUL. Field names and the characters of values are
 /// not checked here: the caller sees them in the parsed fields.
+///
+/// A NUL, or a line of a lone colon, just before a bare LF leaves the very bytes a CRLF does
+/// ("v\0\n" and "v\r\n" both become "v\0\0"): those few heads pass unseen. The first reads as
+/// the same fields either way; the second ends the head early for libmicrohttpd.
 cmicrohttpdshims_head_finding cmicrohttpdshims_check_head(struct MHD_Connection *connection,
                                                           const char *method,
                                                           const char *version,
