@@ -19,7 +19,8 @@ final class ServerCore: Sendable {
 
   init(service: any HTTPService, configuration: HTTPServerConfiguration) {
     self.service = service
-    log = RequestLog(format: configuration.log, sink: configuration.logSink)
+    log = RequestLog(
+      format: configuration.log, sink: configuration.logSink, secretPrefixes: configuration.logSecretPrefixes)
     reaper = HeadReaper(
       requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout)
     workers = WorkerPool(threads: configuration.workers, niceness: configuration.workerNiceness)
