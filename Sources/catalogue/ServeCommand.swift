@@ -64,6 +64,8 @@ extension Commands {
       throw UsageError(message: "give --log-json or --quiet, not both", command: "serve")
     }
     configuration.log = arguments.has("quiet") ? .off : arguments.has("log-json") ? .json : .text
+    // A script may put its API token in a query string; the log must not keep it.
+    configuration.logSecretPrefixes = [Library.tokenPrefix]
 
     let uploads = try UploadFolder(given: arguments.value("upload-folder"))
     if uploads.reclaimed > 0 {

@@ -68,9 +68,10 @@ public final class HTTPClient {
       let bound = withUnsafeBytes(of: &local) { raw in
         bind(socket, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_in>.size))
       }
+      // No close here: the socket is set, so a throw runs deinit, which closes it. A second
+      // close could close a descriptor another test has opened since (tests run in parallel).
       guard bound == 0 else {
         let code = errno
-        close(socket)
         throw ClientError(description: "bind \(source): \(String(cString: strerror(code)))")
       }
     }
@@ -93,7 +94,6 @@ public final class HTTPClient {
     }
     guard connected == 0 else {
       let code = errno
-      close(socket)
       throw ClientError(description: "connect to port \(port): \(String(cString: strerror(code)))")
     }
   }

@@ -154,6 +154,45 @@ struct SecurityConnectionTests {
     #expect(try site.library.show(id)["title"] as? String == "Arrival")
   }
 
+  /// Heads libmicrohttpd takes but HTTP/1.1 refuses (a proxy may read them otherwise): 400
+  /// with what was wrong, as a page or as the API's JSON, the connection closed, nothing
+  /// changed; the server goes on.
+  @Test func malformedHeadsAreRefusedAndTheConnectionClosed() throws {
+    var id = ""
+    let site = try LiveSite { id = try $0.addReview("Arrival") }
+
+    let page = try site.connect()
+    try page.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\nAccept: text/html\r\n\r\n")
+    let refusedPage = try page.readResponse()
+    #expect(refusedPage.status == 400)
+    #expect(refusedPage.headers["Content-Type"] == "text/html; charset=utf-8")
+    let bareLF = "the request's head ends a line with a bare LF: lines end with CRLF (RFC 9112 section 2.2)"
+    #expect(refusedPage.text.contains("<p class=\"problem\">\(PageText.escape(bareLF))</p>"), "\(refusedPage)")
+    #expect(page.waitForClose(timeout: 3), "the connection stayed open after a malformed head")
+
+    // A write whose head hides a NUL: refused before its body is read.
+    let body = #"{"title":"Changed"}"#
+    let write = try site.connect()
+    try write.send(
+      "PATCH /api/reviews/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(site.token)\r\n"
+        + "Content-Type: application/json\r\nX-Note: a\u{0}b\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    let refusedWrite = try write.readResponse()
+    #expect(refusedWrite.status == 400)
+    #expect(refusedWrite.headers["Content-Type"]?.hasPrefix("application/json") == true)
+    #expect(refusedWrite.errorMessage == "the value of the field \"X-Note\" holds a NUL byte (RFC 9110 section 5.5)")
+    #expect(write.waitForClose(timeout: 3), "the connection stayed open after a malformed head")
+
+    let twoHosts = try site.connect()
+    try twoHosts.send("GET /api/reviews HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n")
+    let refusedHosts = try twoHosts.readResponse()
+    #expect(refusedHosts.status == 400)
+    #expect(refusedHosts.errorMessage == "a request has one Host field, not 2 (RFC 9112 section 3.2)")
+    #expect(twoHosts.waitForClose(timeout: 3))
+
+    #expect(try site.library.show(id)["title"] as? String == "Arrival")
+    #expect(try site.request("GET", "/api/reviews").status == 200, "the server goes on")
+  }
+
   static func raiseOpenFileLimit(to wanted: rlim_t) throws {
     var limit = rlimit()
     try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)

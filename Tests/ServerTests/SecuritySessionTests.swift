@@ -351,4 +351,19 @@ struct SecuritySessionTests {
     #expect(try site.request("GET", "/api/session", signed: true).status == 401)
     #expect(try site.library.count("reviews") == 1)
   }
+
+  /// A token put in a query string, under a credential's name or any other, is not written to
+  /// the request log; the rest of the target is.
+  @Test func aTokenInAQueryStringIsNotLogged() throws {
+    let site = try LiveSite()
+    // The API answers 400 to a parameter it does not know; the log has the request all the same.
+    #expect(try site.request("GET", "/api/reviews?limit=1&access_token=\(site.token)").status == 400)
+    #expect(try site.request("GET", "/?view=list&t=\(site.token)").status == 200)
+    #expect(site.server.stop() == 0)
+    let log = site.server.log
+    #expect(!log.contains(site.token), "\(log)")
+    #expect(!log.contains(String(site.token.dropFirst(4))), "\(log)")
+    #expect(log.contains(" GET /api/reviews?limit=1&access_token=REDACTED 400 "), "\(log)")
+    #expect(log.contains(" GET /?view=list&t=REDACTED 200 "), "\(log)")
+  }
 }

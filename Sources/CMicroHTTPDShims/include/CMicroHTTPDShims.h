@@ -79,6 +79,48 @@ void *cmicrohttpdshims_socket_context(struct MHD_Connection *connection);
 /// application's or one libmicrohttpd made itself (400, 413, 431…); 0 when there is none.
 unsigned int cmicrohttpdshims_response_status(struct MHD_Connection *connection);
 
+/// What `cmicrohttpdshims_check_head` found in a request head.
+typedef enum {
+  /// Laid out as libmicrohttpd 0.9.75 lays out a well-formed head.
+  CMICROHTTPDSHIMS_HEAD_WELL_FORMED = 0,
+  /// Not looked at: the library is not 0.9.75, whose parsing the walk relies on.
+  CMICROHTTPDSHIMS_HEAD_NOT_CHECKED,
+  /// A line (the request line, a field line or the empty line) ends with a bare LF.
+  CMICROHTTPDSHIMS_HEAD_BARE_LF,
+  /// A field value holds a NUL byte (libmicrohttpd gives the value cut short at it).
+  CMICROHTTPDSHIMS_HEAD_NUL_IN_VALUE,
+  /// A field line is continued on a line that starts with SP or HTAB (obs-fold).
+  CMICROHTTPDSHIMS_HEAD_OBS_FOLD,
+  /// A field line after the first starts with its colon: libmicrohttpd took it for the empty
+  /// line that ends the head, and drops it.
+  CMICROHTTPDSHIMS_HEAD_NO_NAME,
+  /// Laid out in a way that none of the malformations above explains: let through, since the
+  /// walk may have misread the buffer.
+  CMICROHTTPDSHIMS_HEAD_UNRECOGNISED,
+} cmicrohttpdshims_head_finding;
+
+/// Looks for what libmicrohttpd 0.9.75 takes silently in a request head: bare LFs, NUL bytes
+/// in field values, folded field lines. Called from the access handler's first call only, with
+/// its `method` and `version` arguments.
+///
+/// libmicrohttpd gives no raw head, but 0.9.75 parses it in place in its read buffer, which is
+/// still intact then: CRLF becomes two NULs, a bare LF one, the colon after a field name one,
+/// and each header record points into that buffer. The walk checks that the bytes between the
+/// records are exactly what a well-formed head leaves, reading nothing outside the head
+/// (`method` to `method` + `MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`). With another version of
+/// the library it returns `CMICROHTTPDSHIMS_HEAD_NOT_CHECKED` at once (later versions parse
+/// strictly themselves). `field_out` receives the position, among the request's header
+/// fields, of the field whose value holds a NUL. Field names and the characters of values are
+/// not checked here: the caller sees them in the parsed fields.
+///
+/// A NUL, or a line of a lone colon, just before a bare LF leaves the very bytes a CRLF does
+/// ("v\0\n" and "v\r\n" both become "v\0\0"): those few heads pass unseen. The first reads as
+/// the same fields either way; the second ends the head early for libmicrohttpd.
+cmicrohttpdshims_head_finding cmicrohttpdshims_check_head(struct MHD_Connection *connection,
+                                                          const char *method,
+                                                          const char *version,
+                                                          size_t *field_out);
+
 /// Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit. Returns
 /// the soft limit now in force.
 uint64_t cmicrohttpdshims_raise_open_file_limit(void);

@@ -36,6 +36,10 @@ public struct HTTPServerConfiguration: Sendable {
   public var log: LogFormat = .text
   /// File descriptor the request log goes to.
   public var logSink: Int32 = 2
+  /// Query values that start with one of these are written to the request log as `REDACTED`,
+  /// whatever their parameter is called: the service's own secrets (API tokens). Parameters
+  /// named as credentials (`token`, `access_token`, `password`…) are redacted anyway.
+  public var logSecretPrefixes: [String] = []
 
   public init() {
     threads = Int(cmicrohttpdshims_available_cpus())

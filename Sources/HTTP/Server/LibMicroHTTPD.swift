@@ -122,6 +122,22 @@ struct Connection: @unchecked Sendable {
     return headers
   }
 
+  /// What libmicrohttpd 0.9.75 took silently in the request's head, found by walking its read
+  /// buffer (`buffer` must come from the access handler's current, first call); nil when the
+  /// head is well-formed, when the library is another version, or when the buffer is laid out
+  /// in a way no known malformation explains. The corresponding C function is
+  /// `cmicrohttpdshims_check_head`.
+  func headMalformation(_ buffer: RequestHeadBuffer) -> HeadMalformation? {
+    var field = 0
+    switch cmicrohttpdshims_check_head(pointer, buffer.method, buffer.version, &field) {
+    case CMICROHTTPDSHIMS_HEAD_BARE_LF: return .bareLF
+    case CMICROHTTPDSHIMS_HEAD_NUL_IN_VALUE: return .nulInValue(field: field)
+    case CMICROHTTPDSHIMS_HEAD_OBS_FOLD: return .obsFold
+    case CMICROHTTPDSHIMS_HEAD_NO_NAME: return .noName
+    default: return nil
+    }
+  }
+
   /// Takes the connection out of libmicrohttpd's event loop until ``resume()``; called from the
   /// access handler only. The corresponding C function is `MHD_suspend_connection`.
   func suspend() { MHD_suspend_connection(pointer) }

@@ -8,9 +8,20 @@
 /// ASCII, the space included, is written as %XX, so that a request cannot forge a line or a
 /// field; JSON escapes `"` and `\` besides. `bytes` counts the body bytes of the response (0
 /// for HEAD, 204, 304); for an aborted request, those the response held.
+///
+/// Credentials in the query are written as `REDACTED` (`/?access_token=REDACTED&page=2`): the
+/// value of every parameter named as one in ``credentialParameters``, and every value that
+/// starts with one of `secretPrefixes`, whatever its name. A log is kept longer and read by
+/// more people than the secrets it would otherwise hold.
 struct RequestLog: Sendable {
   let format: HTTPServerConfiguration.LogFormat
   let sink: Int32
+  /// See ``HTTPServerConfiguration/logSecretPrefixes``.
+  var secretPrefixes: [String] = []
+
+  /// Query parameters whose values are credentials, lowercased: compared without regard to
+  /// case, once percent-decoded.
+  static let credentialParameters: Set<String> = ["token", "access_token", "api_key", "key", "session", "password"]
 
   /// The longest target written; the rest is cut, marked with "...".
   static let maximumTargetBytes = 2048
@@ -27,8 +38,9 @@ struct RequestLog: Sendable {
 
   func write(_ entry: Entry) {
     guard format != .off else { return }
+    let target = Self.redacted(entry.target, secretPrefixes: secretPrefixes)
     var line = [UInt8]()
-    line.reserveCapacity(160 + min(entry.target.utf8.count * 3, Self.maximumTargetBytes))
+    line.reserveCapacity(160 + min(target.utf8.count * 3, Self.maximumTargetBytes))
     let clock = System.wallClock()
     switch format {
     case .text:
@@ -38,7 +50,7 @@ struct RequestLog: Sendable {
       line.append(0x20)
       Self.appendEscaped(entry.method.isEmpty ? "-" : entry.method, json: false, to: &line)
       line.append(0x20)
-      Self.appendEscaped(entry.target, json: false, to: &line)
+      Self.appendEscaped(target, json: false, to: &line)
       line.append(contentsOf: " \(entry.status) \(entry.bytes) ".utf8)
       // One decimal from a millisecond up, as people read it; three below, where one would say 0.0.
       Self.appendMilliseconds(entry.nanoseconds, decimals: entry.nanoseconds >= 1_000_000 ? 1 : 3, to: &line)
@@ -52,7 +64,7 @@ struct RequestLog: Sendable {
       line.append(contentsOf: #"","method":""#.utf8)
       Self.appendEscaped(entry.method, json: true, to: &line)
       line.append(contentsOf: #"","target":""#.utf8)
-      Self.appendEscaped(entry.target, json: true, to: &line)
+      Self.appendEscaped(target, json: true, to: &line)
       line.append(contentsOf: #"","status":\#(entry.status),"bytes":\#(entry.bytes),"ms":"#.utf8)
       Self.appendMilliseconds(entry.nanoseconds, decimals: 3, to: &line)
       if entry.aborted { line.append(contentsOf: #","aborted":true"#.utf8) }
@@ -62,6 +74,54 @@ struct RequestLog: Sendable {
     }
     line.append(0x0A)
     line.withUnsafeBytes { System.writeAll(sink, $0) }
+  }
+
+  /// `target` with the value of each query parameter that carries a credential replaced by
+  /// `REDACTED` (a piece without '=' replaced whole); the rest as it was sent.
+  static func redacted(_ target: String, secretPrefixes: [String]) -> String {
+    guard let question = target.firstIndex(of: "?") else { return target }
+    let query = target[target.index(after: question)...]
+    var pieces: [Substring] = []
+    var changed = false
+    for piece in query.split(separator: "&", omittingEmptySubsequences: false) {
+      guard let equals = piece.firstIndex(of: "=") else {
+        let secret = isSecret(piece, prefixes: secretPrefixes)
+        pieces.append(secret ? "REDACTED" : piece)
+        changed = changed || secret
+        continue
+      }
+      let value = piece[piece.index(after: equals)...]
+      let name = PercentEncoding.decodeForm(piece[..<equals]).lowercased()
+      if !value.isEmpty && (credentialParameters.contains(name) || isSecret(value, prefixes: secretPrefixes)) {
+        pieces.append(piece[...equals] + "REDACTED")
+        changed = true
+      } else {
+        pieces.append(piece)
+      }
+    }
+    guard changed else { return target }
+    return target[...question] + pieces.joined(separator: "&")
+  }
+
+  /// Whether `text`, percent-decoded, holds a secret: one of `prefixes` at its start or after a
+  /// character that is neither a letter nor a digit (a token inside a URL given as a value),
+  /// but not inside a word ("concat_").
+  private static func isSecret(_ text: Substring, prefixes: [String]) -> Bool {
+    guard !prefixes.isEmpty else { return false }
+    let decoded = Array(PercentEncoding.decodeForm(text).utf8)
+    for prefix in prefixes where !prefix.isEmpty {
+      let wanted = Array(prefix.utf8)
+      guard decoded.count >= wanted.count else { continue }
+      for start in 0...(decoded.count - wanted.count)
+      where decoded[start..<(start + wanted.count)].elementsEqual(wanted) {
+        if start == 0 || !isAlphanumeric(decoded[start - 1]) { return true }
+      }
+    }
+    return false
+  }
+
+  private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
   }
 
   /// `2026-12-02T14:29:38.123Z`.

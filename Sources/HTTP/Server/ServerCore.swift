@@ -19,7 +19,8 @@ final class ServerCore: Sendable {
 
   init(service: any HTTPService, configuration: HTTPServerConfiguration) {
     self.service = service
-    log = RequestLog(format: configuration.log, sink: configuration.logSink)
+    log = RequestLog(
+      format: configuration.log, sink: configuration.logSink, secretPrefixes: configuration.logSecretPrefixes)
     reaper = ConnectionReaper(
       requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout,
       maximumConnections: configuration.maximumConnections)
@@ -59,7 +60,7 @@ final class ServerCore: Sendable {
     case .awaitingHead:
       return begin(
         context, connection: connection, method: method.map { String(cString: $0) } ?? "",
-        version: version.map { String(cString: $0) } ?? "")
+        version: version.map { String(cString: $0) } ?? "", buffer: RequestHeadBuffer(method: method, version: version))
     case .answerNext:
       // A body after all (framing the head did not show): it is not wanted, so the connection goes.
       guard uploadSize.pointee == 0, let response = context.takePendingResponse() else { return false }
@@ -96,7 +97,9 @@ final class ServerCore: Sendable {
   }
 
   /// The head is in: plan the request.
-  private func begin(_ context: RequestContext, connection: Connection, method: String, version: String) -> Bool {
+  private func begin(
+    _ context: RequestContext, connection: Connection, method: String, version: String, buffer: RequestHeadBuffer
+  ) -> Bool {
     let head = HTTPRequestHead(
       method: method, target: context.target, version: version, headers: connection.requestHeaders(),
       remoteAddress: context.record?.remoteAddress ?? connection.clientAddress)
@@ -108,6 +111,9 @@ final class ServerCore: Sendable {
 
     let framing = BodyFraming(head.headers)
     if let problem = framing.problem {
+      return refuse(context, connection: connection, status: 400, message: problem, closing: true)
+    }
+    if let problem = RequestHeadCheck.problem(head, connection: connection, buffer: buffer) {
       return refuse(context, connection: connection, status: 400, message: problem, closing: true)
     }
     // HTTP/1.1 requires Host (RFC 9112 section 3.2); the checks of where a write comes from

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Threads of the server's own (the head reaper, the worker pool), started detached.
+/// Threads of the server's own (the connection reaper, the worker pool), started detached.
 enum Threads {
   private final class Body {
     let run: @Sendable () -> Void
