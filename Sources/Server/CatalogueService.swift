@@ -38,6 +38,7 @@ public final class CatalogueService: HTTPService {
   let pages: PageCache
   let accountThrottle = SignInThrottle(policy: SignInThrottle.perAccount)
   let addressThrottle = SignInThrottle(policy: SignInThrottle.perAddress)
+  let signInTokens = SignInTokens()
 
   /// The library folder.
   public var libraryPath: String { pool.path }

@@ -198,6 +198,102 @@ struct SecuritySessionTests {
     #expect(try site.library.count("sessions") == 0)
   }
 
+  // MARK: The sign-in form's own cookie
+
+  static let signIn = "catalogue_signin"
+
+  /// A `Set-Cookie` value's attributes but its lifetime: what a browser keys it by and sends it
+  /// under.
+  static func attributes(_ setCookie: String) -> Set<String> {
+    Set(
+      setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.hasPrefix("Max-Age=")
+      })
+  }
+
+  /// The form's cookie is cleared with the path and attributes it was set with (a browser keeps
+  /// one cleared on another path), and its token works once, whatever the password was.
+  @Test func theSignInCookieIsClearedWhereItWasSetAndItsTokenWorksOnce() throws {
+    let site = try LiveSite(arguments: ["--trust-proxy"])
+    let https = ("X-Forwarded-Proto", "https")
+    func form() throws -> (setCookie: String, token: String) {
+      let page = try site.request("GET", "/sign-in", headers: [https])
+      let setCookie = try #require(page.setCookie(Self.signIn))
+      let token = try #require(page.cookie(Self.signIn))
+      #expect(Browser.signInToken(page.text) == token)
+      return (setCookie, token)
+    }
+    func post(_ token: String, password: String) throws -> Response {
+      let fields = [("name", LiveSite.reviewer), ("password", password), ("next", "/"), ("csrf", token)]
+      return try site.request(
+        "POST", "/sign-in",
+        headers: [https, ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", "\(Self.signIn)=\(token)")],
+        body: Array(Browser.encode(fields).utf8))
+    }
+
+    let (setCookie, token) = try form()
+    #expect(Self.attributes(setCookie) == ["Path=/sign-in", "HttpOnly", "SameSite=Strict", "Secure"])
+    let signedIn = try post(token, password: LiveSite.password)
+    #expect(signedIn.status == 303)
+    let cleared = try #require(signedIn.setCookie(Self.signIn), "the form's cookie is cleared")
+    #expect(cleared.hasPrefix("\(Self.signIn)=;"))
+    #expect(cleared.contains("Max-Age=0"))
+    #expect(Self.attributes(cleared) == Self.attributes(setCookie), "\(cleared) does not clear \(setCookie)")
+
+    // The same form sent again: refused, and shown again with a fresh token.
+    let again = try post(token, password: LiveSite.password)
+    #expect(again.status == 403)
+    #expect(again.text.contains("This sign-in form was sent already, and each works once: please sign in again."))
+    #expect(again.setCookie(Self.session) == nil)
+    let fresh = try #require(again.cookie(Self.signIn))
+    #expect(fresh != token)
+    #expect(Browser.signInToken(again.text) == fresh)
+    #expect(try site.library.count("sessions") == 1)
+    #expect(try post(fresh, password: LiveSite.password).status == 303, "the form shown again works")
+
+    // A wrong password takes the token too.
+    let wrongForm = try form()
+    #expect(try post(wrongForm.token, password: "not the password").status == 401)
+    let replayed = try post(wrongForm.token, password: LiveSite.password)
+    #expect(replayed.status == 403)
+    #expect(replayed.setCookie(Self.session) == nil)
+    #expect(try site.library.count("sessions") == 2)
+  }
+
+  /// A browser keeps no sign-in cookie once signed in, and the form sent again after signing out
+  /// (the back button, "resubmit") signs no one in, even with the cookie put back.
+  @Test func aBrowserCannotSendTheSignInFormTwice() throws {
+    let site = try LiveSite()
+    let browser = Browser(site.server)
+    let form = try browser.get("/sign-in")
+    let token = try #require(Browser.signInToken(form.text))
+    #expect(browser.jar[Browser.CookieKey(name: Self.signIn, path: "/sign-in")] == token)
+    let fields = [("name", LiveSite.reviewer), ("password", LiveSite.password), ("next", "/"), ("csrf", token)]
+    #expect(try browser.post("/sign-in", fields, csrf: false).status == 303)
+    #expect(browser.cookies[Self.signIn] == nil, "the form's cookie is kept: \(browser.jar)")
+    #expect(try browser.post("/sign-out").status == 303)
+    #expect(browser.cookies[Self.session] == nil)
+
+    let resubmitted = try browser.post("/sign-in", fields, csrf: false)
+    #expect(resubmitted.status == 403)
+    #expect(resubmitted.text.contains("The sign-in form had expired"))
+    #expect(browser.cookies[Self.session] == nil)
+    browser.plant(Self.signIn, token, path: "/sign-in")
+    let replayed = try browser.post("/sign-in", fields, csrf: false)
+    #expect(replayed.status == 403)
+    #expect(replayed.text.contains("This sign-in form was sent already"))
+    #expect(browser.cookies[Self.session] == nil)
+    #expect(try site.library.count("sessions") == 0)
+    // The form shown again signs in.
+    let fresh = try #require(Browser.signInToken(replayed.text))
+    #expect(browser.cookies[Self.signIn]?.value == fresh)
+    let signedIn = try browser.post(
+      "/sign-in", [("name", LiveSite.reviewer), ("password", LiveSite.password), ("next", "/"), ("csrf", fresh)],
+      csrf: false)
+    #expect(signedIn.status == 303)
+    #expect(browser.cookies[Self.signIn] == nil)
+  }
+
   /// A session in use is renewed for another week (the cookie sent again, the same id); one
   /// older than thirty days ends however much it is used.
   @Test func aSessionInUseIsRenewedAndAnOldOneEnds() throws {

@@ -117,6 +117,24 @@ public enum Secrets {
   }
 }
 
+/// A key for signing what the server hands out and takes back later (the sign-in form's
+/// tokens), so that it need not remember what it gave: 256 random bits, in memory only.
+public struct SigningKey: Sendable {
+  private let bytes: [UInt8]
+
+  public init() { bytes = Sodium.randomBytes(Sodium.authenticationKeyBytes) }
+
+  /// The tag of `message` under this key (HMAC-SHA-512-256), base64url: 43 characters.
+  public func tag(_ message: String) -> String {
+    Sodium.base64(Sodium.authenticate(Array(message.utf8), key: bytes), .urlSafe)
+  }
+
+  /// Whether `tag` is `message`'s under this key, compared in constant time.
+  public func verify(_ tag: String, of message: String) -> Bool {
+    Secrets.equal(self.tag(message), tag)
+  }
+}
+
 extension Library {
   /// The fewest characters a password may have.
   public static let minimumPasswordCharacters = 8
