@@ -36,8 +36,7 @@ public final class CatalogueService: HTTPService {
   let router: Router
   /// Readers' pages until the library changes.
   let pages: PageCache
-  let accountThrottle = SignInThrottle(policy: SignInThrottle.perAccount)
-  let addressThrottle = SignInThrottle(policy: SignInThrottle.perAddress)
+  let signInGuard = SignInGuard()
   let signInTokens = SignInTokens()
 
   /// The library folder.

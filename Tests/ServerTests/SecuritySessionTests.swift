@@ -365,6 +365,70 @@ struct SecuritySessionTests {
     #expect(try signIn(LiveSite.reviewer, LiveSite.password).status == 200)
   }
 
+  /// Signs in through the API from the loopback address `source`.
+  static func signIn(_ server: ServeProcess, from source: String, password: String) throws -> Response {
+    let body = try JSONSerialization.data(withJSONObject: ["name": LiveSite.reviewer, "password": password])
+    return try server.connect(source: source).request(
+      "POST", "/api/session", headers: [("Content-Type", "application/json")], body: [UInt8](body))
+  }
+
+  /// A stranger fails five times from each of four addresses (each address's free tries), then
+  /// twice more from a fifth once the account-wide cap lets it: 22 failures for the account,
+  /// which hold every new address for four seconds.
+  static func guess(_ server: ServeProcess) throws {
+    for address in 10...13 {
+      for attempt in 1...5 {
+        let answer = try signIn(server, from: "127.0.0.\(address)", password: "guess \(attempt)")
+        #expect(answer.status == 401, "127.0.0.\(address), attempt \(attempt): \(answer)")
+      }
+    }
+    for attempt in 1...2 {
+      let held = try signIn(server, from: "127.0.0.14", password: "guess \(attempt)")
+      #expect(held.status == 429, "attempt \(attempt): \(held)")
+      let wait = try #require(held.headers["Retry-After"].flatMap { Int($0) })
+      usleep(useconds_t(wait * 1_000_000 + 100_000))
+      let answer = try signIn(server, from: "127.0.0.14", password: "guess \(attempt)")
+      #expect(answer.status == 401, "127.0.0.14, attempt \(attempt): \(answer)")
+    }
+  }
+
+  /// A stranger who fails again and again keeps no reviewer out: the address the reviewer
+  /// signed in from before still signs in at once, through the API and the form, while the
+  /// stranger waits; a new address for the account waits for the account-wide cap alone.
+  @Test func aStrangersFailuresDoNotKeepTheReviewerOut() throws {
+    let site = try LiveSite()
+    let home = "127.0.0.2"
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    try Self.guess(site.server)
+
+    let newPlace = try Self.signIn(site.server, from: "127.0.0.20", password: LiveSite.password)
+    #expect(newPlace.status == 429)
+    let wait = try #require(newPlace.headers["Retry-After"].flatMap { Int($0) })
+    #expect((1...4).contains(wait), "the account-wide cap's 4 s, not a pair's or an address's: \(wait)")
+    #expect(
+      newPlace.errorMessage
+        == "too many failed sign-ins lately: wait \(wait) second\(wait == 1 ? "" : "s") and try again")
+    #expect(try Self.signIn(site.server, from: "127.0.0.10", password: LiveSite.password).status == 429)
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    #expect(try Browser(site.server, from: home).signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+
+    usleep(useconds_t(wait * 1_000_000 + 200_000))
+    #expect(try Self.signIn(site.server, from: "127.0.0.20", password: LiveSite.password).status == 200)
+  }
+
+  /// The addresses a reviewer signed in from are kept in the library: a restart does not hand
+  /// the reviewer back to the account-wide cap while a guesser goes on.
+  @Test func theReviewersAddressesOutliveARestart() throws {
+    let site = try LiveSite()
+    let home = "127.0.0.2"
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    #expect(site.server.stop() == 0)
+    let restarted = try ServeProcess(library: site.library)
+    try Self.guess(restarted)
+    #expect(try Self.signIn(restarted, from: "127.0.0.20", password: LiveSite.password).status == 429)
+    #expect(try Self.signIn(restarted, from: home, password: LiveSite.password).status == 200)
+  }
+
   @Test func anUnknownNameIsAnsweredAsAWrongPassword() throws {
     let site = try LiveSite()
     let known = try site.json(

@@ -119,33 +119,34 @@ enum SignInOutcome: Sendable {
 }
 
 extension CatalogueService {
-  /// Signs a reviewer in, for the form and the API alike: throttled per account and per
-  /// address before the password is looked at, the password verified (as slowly for an unknown
-  /// name as for a known one), then a new session.
+  /// Signs a reviewer in, for the form and the API alike: throttled (see ``SignInGuard``)
+  /// before the password is looked at, the password verified (as slowly for an unknown name
+  /// as for a known one), then a new session, and the address remembered as one the reviewer
+  /// signs in from.
   func signIn(name: String, password: String, head: HTTPRequestHead) -> SignInOutcome {
-    let accountKey = "account:" + name.lowercased()
-    let addressKey = "address:" + clientAddress(head)
+    let address = clientAddress(head)
     let now = Date()
-    let waits = [accountThrottle.wait(accountKey, now: now), addressThrottle.wait(addressKey, now: now)].compactMap {
-      $0
-    }
-    if let wait = waits.max() {
-      let seconds = Int(wait.rounded(.up))
-      return .throttled(
-        seconds: seconds,
-        message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
-    }
     do {
+      let wait = try signInGuard.wait(name: name, address: address, now: now) { () throws(Failure) in
+        try library(author: nil) { (library) throws(CatalogueError) in
+          try library.signedInLately(name, from: address, now: now)
+        }
+      }
+      if let wait {
+        let seconds = Int(wait.rounded(.up))
+        return .throttled(
+          seconds: seconds,
+          message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
+      }
       let session = try library(author: nil) { (library) throws(CatalogueError) -> SessionGrant? in
         guard let reviewer = try library.verifyPassword(name: name, password: password, now: now) else { return nil }
-        return try library.startSession(for: reviewer, policy: options.sessionPolicy, now: now)
+        return try library.startSession(for: reviewer, policy: options.sessionPolicy, from: address, now: now)
       }
       guard let session else {
-        accountThrottle.failed(accountKey, now: now)
-        addressThrottle.failed(addressKey, now: now)
+        signInGuard.failed(name: name, address: address, now: now)
         return .refused("wrong name or password")
       }
-      accountThrottle.succeeded(accountKey)
+      signInGuard.succeeded(name: name, address: address)
       // An id the browser held before is ended: the session it signs in with is new.
       if let old = head.cookies[CookieName.session], !old.isEmpty {
         try? library(author: nil) { (library) throws(CatalogueError) in try library.endSession(secret: old) }
