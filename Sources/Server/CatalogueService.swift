@@ -36,8 +36,8 @@ public final class CatalogueService: HTTPService {
   let router: Router
   /// Readers' pages until the library changes.
   let pages: PageCache
-  let accountThrottle = SignInThrottle(policy: SignInThrottle.perAccount)
-  let addressThrottle = SignInThrottle(policy: SignInThrottle.perAddress)
+  let signInGuard = SignInGuard()
+  let signInTokens = SignInTokens()
 
   /// The library folder.
   public var libraryPath: String { pool.path }
@@ -191,15 +191,26 @@ public final class CatalogueService: HTTPService {
     return Pages.error(failure, identity: identity)
   }
 
-  /// Security headers on every answer, and no caching of what a signed-in reviewer sees.
-  private func finish(_ response: HTTPResponse, head: HTTPRequestHead, signedIn: Bool) -> HTTPResponse {
-    var response = response
+  /// Security headers on every answer, whoever made it: a route, the catch-all 404 and 405, an
+  /// error the HTTP layer found (400, 413), a plan's answer. Pages get their policy; anything
+  /// else that names none of its own (JSON, redirects, empty answers) gets one that loads
+  /// nothing and may not be framed, so that an answer opened as a document in a browser can do
+  /// nothing either; pictures keep the sandbox they are served with.
+  public func prepareForSending(_ response: inout HTTPResponse, head: HTTPRequestHead?) {
     response.headers.set("X-Content-Type-Options", "nosniff")
+    response.headers.set("X-Frame-Options", "DENY")
+    // On a redirect too: it decides what the next request tells the site it goes to.
+    response.headers.set("Referrer-Policy", "same-origin")
     if response.headers["Content-Type"]?.hasPrefix("text/html") == true {
       response.headers.set("Content-Security-Policy", Pages.contentSecurityPolicy)
-      response.headers.set("X-Frame-Options", "DENY")
-      response.headers.set("Referrer-Policy", "same-origin")
+    } else if response.headers["Content-Security-Policy"] == nil {
+      response.headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
     }
+  }
+
+  /// No caching of what a signed-in reviewer sees.
+  private func finish(_ response: HTTPResponse, head: HTTPRequestHead, signedIn: Bool) -> HTTPResponse {
+    var response = response
     if signedIn || head.cookies[CookieName.session] != nil {
       response.headers.set("Cache-Control", "private, no-store")
       response.headers.add("Vary", "Cookie")

@@ -295,6 +295,40 @@ struct SessionTests {
   }
 }
 
+@Suite("Sign-in addresses")
+struct SignInAddressTests {
+  @Test func anAddressIsRememberedForSixtyDaysInAnyCaseOfTheName() throws {
+    let test = try accountsLibrary()
+    let library = test.library
+    try library.addReviewer("Alice", password: "correct horse")
+    try library.addReviewer("bob", password: "battery staple")
+    _ = try library.startSession(for: "alice", from: "192.0.2.1", now: signInTime)
+    #expect(try library.signedInLately("ALICE", from: "192.0.2.1", now: signInTime))
+    #expect(!(try library.signedInLately("alice", from: "192.0.2.2", now: signInTime)))
+    #expect(!(try library.signedInLately("bob", from: "192.0.2.1", now: signInTime)))
+    #expect(!(try library.signedInLately("nobody", from: "192.0.2.1", now: signInTime)))
+    let day: TimeInterval = 86_400
+    #expect(try library.signedInLately("alice", from: "192.0.2.1", now: signInTime.addingTimeInterval(60 * day)))
+    #expect(!(try library.signedInLately("alice", from: "192.0.2.1", now: signInTime.addingTimeInterval(61 * day))))
+    // Signing in again keeps it; an address too long for any is not kept; a stale one goes at
+    // the next sign-in of anyone.
+    _ = try library.startSession(for: "alice", from: "192.0.2.1", now: signInTime.addingTimeInterval(50 * day))
+    #expect(try library.signedInLately("alice", from: "192.0.2.1", now: signInTime.addingTimeInterval(100 * day)))
+    _ = try library.startSession(for: "bob", from: String(repeating: "9", count: 101), now: signInTime)
+    _ = try library.startSession(for: "bob", from: "198.51.100.1", now: signInTime)
+    _ = try library.startSession(for: "bob", now: signInTime.addingTimeInterval(200 * day))
+    #expect(try library.database.scalar("SELECT count(*) FROM sign_in_addresses") == .integer(2))
+    _ = try library.startSession(for: "bob", from: "198.51.100.2", now: signInTime.addingTimeInterval(200 * day))
+    #expect(try library.database.query("SELECT address FROM sign_in_addresses") { $0.text(0) } == ["198.51.100.2"])
+    // A new password keeps them (the reviewer is locked out no more than before); removal does not.
+    try library.setPassword(of: "bob", to: "a new password")
+    #expect(try library.database.scalar("SELECT count(*) FROM sign_in_addresses") == .integer(1))
+    try library.removeReviewer("bob")
+    #expect(try library.database.scalar("SELECT count(*) FROM sign_in_addresses") == .integer(0))
+    #expect(try library.check().isHealthy)
+  }
+}
+
 @Suite("API tokens")
 struct TokenTests {
   @Test func aTokenNamesItsReviewerUntilRevoked() throws {
@@ -356,17 +390,19 @@ struct ReviewerCheckTests {
   @Test func sessionsOfAReviewerWhoIsGoneAreFoundAndDeleted() throws {
     let test = try accountsLibrary()
     try test.library.addReviewer("alice", password: "correct horse")
-    let grant = try test.library.startSession(for: "alice")
+    let grant = try test.library.startSession(for: "alice", from: "192.0.2.1")
     _ = try test.library.newToken(for: "alice")
-    // Removed by hand with the foreign keys off: the sessions and tokens stay behind.
+    // Removed by hand with the foreign keys off: the sessions, tokens and addresses stay behind.
     try test.library.database.execute("PRAGMA foreign_keys = OFF; DELETE FROM users; PRAGMA foreign_keys = ON")
     let report = try test.library.check()
-    #expect(report.findings.map(\.kind) == [.foreignKeyViolation, .foreignKeyViolation])
-    #expect(report.findings.map(\.target) == ["sessions → users", "tokens → users"])
+    #expect(report.findings.map(\.kind) == [.foreignKeyViolation, .foreignKeyViolation, .foreignKeyViolation])
+    #expect(report.findings.map(\.target) == ["sessions → users", "sign_in_addresses → users", "tokens → users"])
     #expect(report.findings.first?.remedy == "repair deletes those sessions and tokens")
+    #expect(report.findings[1].remedy == "repair deletes those addresses")
     let repair = try test.library.repair(report)
     #expect(
-      repair.actions.first?.action == "deleted 2 sessions or tokens of reviewers that do not exist")
+      repair.actions.first?.action
+        == "deleted 3 sessions, tokens or sign-in addresses of reviewers that do not exist")
     #expect(try test.library.check().isHealthy)
     #expect(try test.library.session(secret: grant.secret) == nil)
   }

@@ -59,17 +59,17 @@ struct SchemaTests {
     #expect(try Schema.version(of: database) == version)
   }
 
-  @Test(arguments: [1, 2])
+  @Test(arguments: [1, 2, 3])
   func anEarlierLibraryGainsReviewersAndAuthors(version: Int) throws {
     let folder = TemporaryFolder()
     try Self.fixtureLibrary(atVersion: version, in: folder)
     // A command that only reads leaves it as it is, and says why.
-    #expect(throws: CatalogueError.olderSchema(path: folder.path, found: version, known: 3)) {
+    #expect(throws: CatalogueError.olderSchema(path: folder.path, found: version, known: 4)) {
       try Library(opening: folder.path, upgrading: false)
     }
     let library = try Library(opening: folder.path)
     #expect(library.openedSchemaVersion == version)
-    #expect(try library.schemaVersion == 3)
+    #expect(try library.schemaVersion == 4)
     // The reviews written before reviewers existed have no author.
     let page = try library.list(ReviewQuery(sort: .title))
     #expect(page.reviews.map(\.title) == ["Grave of the Fireflies", "Outer Wilds"])
@@ -78,13 +78,15 @@ struct SchemaTests {
     // The new tables work, foreign keys included.
     try library.setPasswordCost(.minimum)
     try library.addReviewer("alice", password: "correct horse")
-    let grant = try library.startSession(for: "alice")
+    let grant = try library.startSession(for: "alice", from: "192.0.2.1")
     #expect(try library.session(secret: grant.secret)?.grant.reviewer == "alice")
+    #expect(try library.signedInLately("alice", from: "192.0.2.1"))
     library.author = "alice"
     let edited = try library.update(page.reviews[1].id, changes: ReviewChanges(rating: 5))
     #expect(edited.createdBy == nil && edited.updatedBy == "alice")
     try library.removeReviewer("alice")
     #expect(try library.database.scalar("SELECT count(*) FROM sessions") == .integer(0))
+    #expect(try library.database.scalar("SELECT count(*) FROM sign_in_addresses") == .integer(0))
     #expect(try library.check().isHealthy)
   }
 

@@ -192,6 +192,48 @@ struct ServerTests {
     #expect(odd.text == "error 500: the service answered with status 42")
   }
 
+  @Test("Every answer is prepared by the service before it is sent, the layer's own errors too")
+  func everyAnswerPrepared() throws {
+    let server = try startServer(
+      TestService(
+        plan: { head in
+          switch head.path {
+          case "/planned": return .respond(textResponse("at once"))
+          case "/odd": return .respond(HTTPResponse(status: 42))
+          case "/worker": return .read(BodyLimit(maximumBytes: 10), onWorker: true)
+          default: return .read(BodyLimit(maximumBytes: 10), onWorker: false)
+          }
+        },
+        prepare: { response, head in
+          response.headers.set("X-Prepared", head.map { "\($0.method) \($0.path)" } ?? "no head")
+        }
+      ) { request in textResponse("answered") })
+    defer { server.stop(grace: .seconds(1)) }
+    // A head alone: the answer comes before any body.
+    func headOnly(_ head: String) throws -> Response {
+      let client = try HTTPClient(port: server.port)
+      try client.send(head)
+      return try client.readResponse(method: "POST")
+    }
+    let answers: [(String, Response)] = [
+      ("a response", try HTTPClient(port: server.port).request("GET", "/answered")),
+      ("a worker's response", try HTTPClient(port: server.port).request("GET", "/worker")),
+      ("a plan's answer", try HTTPClient(port: server.port).request("GET", "/planned")),
+      ("the 500 for a bad status", try HTTPClient(port: server.port).request("GET", "/odd")),
+      ("a 413 from Content-Length", try headOnly("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n")),
+      (
+        "a 400 for ambiguous framing",
+        try headOnly("POST /framed HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")
+      ),
+    ]
+    let statuses = answers.map(\.1.status)
+    #expect(statuses == [200, 200, 200, 500, 413, 400])
+    let prepared = answers.map { $0.1.headers["X-Prepared"] }
+    #expect(
+      prepared == ["GET /answered", "GET /worker", "GET /planned", "GET /odd", "POST /big", "POST /framed"],
+      "\(answers.map(\.0))")
+  }
+
   @Test("A silent client is cut off after connectionTimeout")
   func silentClient() throws {
     let server = try startServer(TestService { _ in textResponse("ok") }) {

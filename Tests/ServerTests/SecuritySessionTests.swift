@@ -198,6 +198,102 @@ struct SecuritySessionTests {
     #expect(try site.library.count("sessions") == 0)
   }
 
+  // MARK: The sign-in form's own cookie
+
+  static let signIn = "catalogue_signin"
+
+  /// A `Set-Cookie` value's attributes but its lifetime: what a browser keys it by and sends it
+  /// under.
+  static func attributes(_ setCookie: String) -> Set<String> {
+    Set(
+      setCookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.hasPrefix("Max-Age=")
+      })
+  }
+
+  /// The form's cookie is cleared with the path and attributes it was set with (a browser keeps
+  /// one cleared on another path), and its token works once, whatever the password was.
+  @Test func theSignInCookieIsClearedWhereItWasSetAndItsTokenWorksOnce() throws {
+    let site = try LiveSite(arguments: ["--trust-proxy"])
+    let https = ("X-Forwarded-Proto", "https")
+    func form() throws -> (setCookie: String, token: String) {
+      let page = try site.request("GET", "/sign-in", headers: [https])
+      let setCookie = try #require(page.setCookie(Self.signIn))
+      let token = try #require(page.cookie(Self.signIn))
+      #expect(Browser.signInToken(page.text) == token)
+      return (setCookie, token)
+    }
+    func post(_ token: String, password: String) throws -> Response {
+      let fields = [("name", LiveSite.reviewer), ("password", password), ("next", "/"), ("csrf", token)]
+      return try site.request(
+        "POST", "/sign-in",
+        headers: [https, ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", "\(Self.signIn)=\(token)")],
+        body: Array(Browser.encode(fields).utf8))
+    }
+
+    let (setCookie, token) = try form()
+    #expect(Self.attributes(setCookie) == ["Path=/sign-in", "HttpOnly", "SameSite=Strict", "Secure"])
+    let signedIn = try post(token, password: LiveSite.password)
+    #expect(signedIn.status == 303)
+    let cleared = try #require(signedIn.setCookie(Self.signIn), "the form's cookie is cleared")
+    #expect(cleared.hasPrefix("\(Self.signIn)=;"))
+    #expect(cleared.contains("Max-Age=0"))
+    #expect(Self.attributes(cleared) == Self.attributes(setCookie), "\(cleared) does not clear \(setCookie)")
+
+    // The same form sent again: refused, and shown again with a fresh token.
+    let again = try post(token, password: LiveSite.password)
+    #expect(again.status == 403)
+    #expect(again.text.contains("This sign-in form was sent already, and each works once: please sign in again."))
+    #expect(again.setCookie(Self.session) == nil)
+    let fresh = try #require(again.cookie(Self.signIn))
+    #expect(fresh != token)
+    #expect(Browser.signInToken(again.text) == fresh)
+    #expect(try site.library.count("sessions") == 1)
+    #expect(try post(fresh, password: LiveSite.password).status == 303, "the form shown again works")
+
+    // A wrong password takes the token too.
+    let wrongForm = try form()
+    #expect(try post(wrongForm.token, password: "not the password").status == 401)
+    let replayed = try post(wrongForm.token, password: LiveSite.password)
+    #expect(replayed.status == 403)
+    #expect(replayed.setCookie(Self.session) == nil)
+    #expect(try site.library.count("sessions") == 2)
+  }
+
+  /// A browser keeps no sign-in cookie once signed in, and the form sent again after signing out
+  /// (the back button, "resubmit") signs no one in, even with the cookie put back.
+  @Test func aBrowserCannotSendTheSignInFormTwice() throws {
+    let site = try LiveSite()
+    let browser = Browser(site.server)
+    let form = try browser.get("/sign-in")
+    let token = try #require(Browser.signInToken(form.text))
+    #expect(browser.jar[Browser.CookieKey(name: Self.signIn, path: "/sign-in")] == token)
+    let fields = [("name", LiveSite.reviewer), ("password", LiveSite.password), ("next", "/"), ("csrf", token)]
+    #expect(try browser.post("/sign-in", fields, csrf: false).status == 303)
+    #expect(browser.cookies[Self.signIn] == nil, "the form's cookie is kept: \(browser.jar)")
+    #expect(try browser.post("/sign-out").status == 303)
+    #expect(browser.cookies[Self.session] == nil)
+
+    let resubmitted = try browser.post("/sign-in", fields, csrf: false)
+    #expect(resubmitted.status == 403)
+    #expect(resubmitted.text.contains("The sign-in form had expired"))
+    #expect(browser.cookies[Self.session] == nil)
+    browser.plant(Self.signIn, token, path: "/sign-in")
+    let replayed = try browser.post("/sign-in", fields, csrf: false)
+    #expect(replayed.status == 403)
+    #expect(replayed.text.contains("This sign-in form was sent already"))
+    #expect(browser.cookies[Self.session] == nil)
+    #expect(try site.library.count("sessions") == 0)
+    // The form shown again signs in.
+    let fresh = try #require(Browser.signInToken(replayed.text))
+    #expect(browser.cookies[Self.signIn]?.value == fresh)
+    let signedIn = try browser.post(
+      "/sign-in", [("name", LiveSite.reviewer), ("password", LiveSite.password), ("next", "/"), ("csrf", fresh)],
+      csrf: false)
+    #expect(signedIn.status == 303)
+    #expect(browser.cookies[Self.signIn] == nil)
+  }
+
   /// A session in use is renewed for another week (the cookie sent again, the same id); one
   /// older than thirty days ends however much it is used.
   @Test func aSessionInUseIsRenewedAndAnOldOneEnds() throws {
@@ -267,6 +363,70 @@ struct SecuritySessionTests {
     // …and is taken once the wait is over: a reviewer who mistypes is not locked out.
     usleep(useconds_t(wait * 1_000_000 + 200_000))
     #expect(try signIn(LiveSite.reviewer, LiveSite.password).status == 200)
+  }
+
+  /// Signs in through the API from the loopback address `source`.
+  static func signIn(_ server: ServeProcess, from source: String, password: String) throws -> Response {
+    let body = try JSONSerialization.data(withJSONObject: ["name": LiveSite.reviewer, "password": password])
+    return try server.connect(source: source).request(
+      "POST", "/api/session", headers: [("Content-Type", "application/json")], body: [UInt8](body))
+  }
+
+  /// A stranger fails five times from each of four addresses (each address's free tries), then
+  /// twice more from a fifth once the account-wide cap lets it: 22 failures for the account,
+  /// which hold every new address for four seconds.
+  static func guess(_ server: ServeProcess) throws {
+    for address in 10...13 {
+      for attempt in 1...5 {
+        let answer = try signIn(server, from: "127.0.0.\(address)", password: "guess \(attempt)")
+        #expect(answer.status == 401, "127.0.0.\(address), attempt \(attempt): \(answer)")
+      }
+    }
+    for attempt in 1...2 {
+      let held = try signIn(server, from: "127.0.0.14", password: "guess \(attempt)")
+      #expect(held.status == 429, "attempt \(attempt): \(held)")
+      let wait = try #require(held.headers["Retry-After"].flatMap { Int($0) })
+      usleep(useconds_t(wait * 1_000_000 + 100_000))
+      let answer = try signIn(server, from: "127.0.0.14", password: "guess \(attempt)")
+      #expect(answer.status == 401, "127.0.0.14, attempt \(attempt): \(answer)")
+    }
+  }
+
+  /// A stranger who fails again and again keeps no reviewer out: the address the reviewer
+  /// signed in from before still signs in at once, through the API and the form, while the
+  /// stranger waits; a new address for the account waits for the account-wide cap alone.
+  @Test func aStrangersFailuresDoNotKeepTheReviewerOut() throws {
+    let site = try LiveSite()
+    let home = "127.0.0.2"
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    try Self.guess(site.server)
+
+    let newPlace = try Self.signIn(site.server, from: "127.0.0.20", password: LiveSite.password)
+    #expect(newPlace.status == 429)
+    let wait = try #require(newPlace.headers["Retry-After"].flatMap { Int($0) })
+    #expect((1...4).contains(wait), "the account-wide cap's 4 s, not a pair's or an address's: \(wait)")
+    #expect(
+      newPlace.errorMessage
+        == "too many failed sign-ins lately: wait \(wait) second\(wait == 1 ? "" : "s") and try again")
+    #expect(try Self.signIn(site.server, from: "127.0.0.10", password: LiveSite.password).status == 429)
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    #expect(try Browser(site.server, from: home).signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+
+    usleep(useconds_t(wait * 1_000_000 + 200_000))
+    #expect(try Self.signIn(site.server, from: "127.0.0.20", password: LiveSite.password).status == 200)
+  }
+
+  /// The addresses a reviewer signed in from are kept in the library: a restart does not hand
+  /// the reviewer back to the account-wide cap while a guesser goes on.
+  @Test func theReviewersAddressesOutliveARestart() throws {
+    let site = try LiveSite()
+    let home = "127.0.0.2"
+    #expect(try Self.signIn(site.server, from: home, password: LiveSite.password).status == 200)
+    #expect(site.server.stop() == 0)
+    let restarted = try ServeProcess(library: site.library)
+    try Self.guess(restarted)
+    #expect(try Self.signIn(restarted, from: "127.0.0.20", password: LiveSite.password).status == 429)
+    #expect(try Self.signIn(restarted, from: home, password: LiveSite.password).status == 200)
   }
 
   @Test func anUnknownNameIsAnsweredAsAWrongPassword() throws {

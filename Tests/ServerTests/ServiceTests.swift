@@ -255,11 +255,13 @@ struct SignInTests {
     #expect(signedIn.status == 303)
     #expect(signedIn.headers["Location"] == "/reviews/0123456789abcdef/edit")
     #expect(signedIn.cookie(CookieName.session) != nil)
-    // A `next` on another site is not followed.
+    // A `next` on another site is not followed (a new form: each token works once).
+    let second = try #require(site.ask("GET", "/sign-in").cookie(CookieName.signIn))
     let offsite = site.ask(
       "POST", "/sign-in",
-      headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", "\(CookieName.signIn)=\(token)")],
-      body: Array("name=ada&password=correct+horse+battery&next=%2F%2Fevil.example&csrf=\(token)".utf8))
+      headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", "\(CookieName.signIn)=\(second)")],
+      body: Array("name=ada&password=correct+horse+battery&next=%2F%2Fevil.example&csrf=\(second)".utf8))
+    #expect(offsite.status == 303)
     #expect(offsite.headers["Location"] == "/")
   }
 

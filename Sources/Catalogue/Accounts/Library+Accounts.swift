@@ -117,6 +117,24 @@ public enum Secrets {
   }
 }
 
+/// A key for signing what the server hands out and takes back later (the sign-in form's
+/// tokens), so that it need not remember what it gave: 256 random bits, in memory only.
+public struct SigningKey: Sendable {
+  private let bytes: [UInt8]
+
+  public init() { bytes = Sodium.randomBytes(Sodium.authenticationKeyBytes) }
+
+  /// The tag of `message` under this key (HMAC-SHA-512-256), base64url: 43 characters.
+  public func tag(_ message: String) -> String {
+    Sodium.base64(Sodium.authenticate(Array(message.utf8), key: bytes), .urlSafe)
+  }
+
+  /// Whether `tag` is `message`'s under this key, compared in constant time.
+  public func verify(_ tag: String, of message: String) -> Bool {
+    Secrets.equal(self.tag(message), tag)
+  }
+}
+
 extension Library {
   /// The fewest characters a password may have.
   public static let minimumPasswordCharacters = 8
@@ -128,6 +146,10 @@ extension Library {
   public static let tokenPrefix = "cat_"
   /// A token's use is written at most this often.
   static let tokenUseInterval: TimeInterval = 60
+  /// How long the address of a successful sign-in is remembered: 60 days, twice a session's
+  /// longest life, so that a reviewer who signs in only when their session has run out is
+  /// still known at the next sign-in.
+  public static let signInAddressMemory: TimeInterval = 60 * 86_400
 
   // MARK: Reviewers
 
@@ -257,19 +279,34 @@ extension Library {
   }
 
   /// Starts a session for `reviewer` with a new random secret (a sign-in never reuses an
-  /// id), and deletes the expired sessions of every reviewer while at it.
-  public func startSession(for reviewer: String, policy: SessionPolicy = .standard, now: Date = Date())
-    throws(CatalogueError) -> SessionGrant
-  {
+  /// id), and deletes the expired sessions of every reviewer while at it. With `address`, the
+  /// client's address, remembers that the reviewer signed in from it (see
+  /// ``signedInLately(_:from:now:)``); an address of more than 100 bytes is not kept.
+  public func startSession(
+    for reviewer: String, policy: SessionPolicy = .standard, from address: String? = nil, now: Date = Date()
+  ) throws(CatalogueError) -> SessionGrant {
     let secret = Secrets.make()
     let expires = Self.stored(now.addingTimeInterval(min(policy.idle, policy.lifetime)))
     let name = try write(interruptible: false) { () throws(CatalogueError) -> String in
       guard let user = try records.user(named: reviewer) else { throw .reviewerNotFound(reviewer) }
       try records.deleteExpiredSessions(now: now, startedBefore: now.addingTimeInterval(-policy.lifetime))
       try records.insertSession(idHash: Self.digest(secret), user: user.name, created: now, expires: expires)
+      if let address, (1...100).contains(address.utf8.count) {
+        try records.deleteSignInAddresses(before: now.addingTimeInterval(-Self.signInAddressMemory))
+        try records.recordSignIn(user: user.name, address: address, at: now)
+      }
       return user.name
     }
     return SessionGrant(secret: secret, reviewer: name, expires: expires)
+  }
+
+  /// Whether the reviewer `name` (in any case) signed in from `address` within
+  /// ``signInAddressMemory`` before `now`: the server lets such an address past the
+  /// account-wide sign-in throttle, so that a guesser elsewhere cannot keep the reviewer out.
+  public func signedInLately(_ name: String, from address: String, now: Date = Date()) throws(CatalogueError)
+    -> Bool
+  {
+    try records.signedIn(user: name, address: address, since: now.addingTimeInterval(-Self.signInAddressMemory))
   }
 
   /// The session a cookie's secret names, if it is live. When `renewAfter` has passed since it

@@ -77,6 +77,29 @@ enum Sodium {
     }
   }
 
+  /// The bytes of a key for ``authenticate(_:key:)``.
+  /// The corresponding C function is `crypto_auth_keybytes`.
+  static var authenticationKeyBytes: Int { crypto_auth_keybytes() }
+
+  /// The tag of `message` under `key` (HMAC-SHA-512-256): 32 bytes that no one without the key
+  /// can make for another message.
+  /// The corresponding C function is `crypto_auth`.
+  static func authenticate(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+    ready()
+    precondition(key.count == authenticationKeyBytes, "a key of \(key.count) bytes for crypto_auth")
+    var tag = [UInt8](repeating: 0, count: crypto_auth_bytes())
+    // The pointer is valid even for an empty message, which crypto_auth's parameter needs.
+    withText(message) { text, count in
+      text.withMemoryRebound(to: UInt8.self, capacity: count + 1) { input in
+        key.withUnsafeBufferPointer { key in
+          // crypto_auth cannot fail: HMAC over memory the caller owns.
+          _ = crypto_auth(&tag, input, UInt64(count), key.baseAddress!)
+        }
+      }
+    }
+    return tag
+  }
+
   /// The alphabets `base64` writes.
   enum Base64Variant {
     /// `A–Z a–z 0–9 + /`, no padding: what Argon2 hash strings use.

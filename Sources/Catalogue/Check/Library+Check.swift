@@ -85,13 +85,16 @@ extension Library {
     let violations = try records.foreignKeyViolations().map { ($0.table, $0.parent) }
     for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
       let access = Self.accessTables.contains { table.hasPrefix($0 + " ") }
+      let addresses = table.hasPrefix("sign_in_addresses ")
       findings.append(
         Finding(
           kind: .foreignKeyViolation, target: table,
           problem: access
-            ? "sessions or tokens belong to reviewers that do not exist (\(table))"
+            ? "\(addresses ? "sign-in addresses" : "sessions or tokens") belong to reviewers that do not exist (\(table))"
             : "links point at records that do not exist (\(table))",
-          remedy: access ? "repair deletes those sessions and tokens" : "repair removes the broken links",
+          remedy: access
+            ? "repair deletes those \(addresses ? "addresses" : "sessions and tokens")"
+            : "repair removes the broken links",
           repairable: true))
     }
     let version = try records.schemaVersion()
@@ -147,7 +150,7 @@ extension Library {
   func imageRecords() throws(CatalogueError) -> [ImageRecord] { try records.imageRecords() }
 
   /// The tables whose rows belong to a reviewer.
-  static let accessTables = ["sessions", "tokens"]
+  static let accessTables = ["sessions", "tokens", "sign_in_addresses"]
 
   /// Reviewers' records that no build writes: a name that cannot be typed again, a password
   /// hash that is not Argon2id, a time that is not one. Not repairable: the remedy is the

@@ -83,8 +83,8 @@ extension Library {
         try self.records.removeOrphanAccess(dryRun: dryRun)
       }
       if removed > 0 {
-        let plural = removed == 1 ? "" : "s"
-        did(finding, "deleted \(removed) session\(plural) or token\(plural) of reviewers that do not exist")
+        let what = removed == 1 ? "session, token or sign-in address" : "sessions, tokens or sign-in addresses"
+        did(finding, "deleted \(removed) \(what) of reviewers that do not exist")
       }
     }
     for finding in byKind[.foreignKeyViolation] ?? []

@@ -135,6 +135,22 @@ enum Schema {
         CREATE INDEX reviews_category_updated ON reviews (category, updated, seq, rating, favorite);
         CREATE INDEX reviews_favorite ON reviews (favorite);
         """),
+    // The addresses each reviewer signed in from lately (one row an address, its latest
+    // success), so that a guesser elsewhere who holds the server's account-wide sign-in
+    // throttle shut cannot keep the reviewer out. Kept in the library so that a restart does
+    // not forget them while a guesser goes on; deleted with the reviewer, and a row older than
+    // `Library.signInAddressMemory` at the next sign-in.
+    Migration(
+      version: 4,
+      sql: """
+        CREATE TABLE sign_in_addresses (
+          user TEXT NOT NULL COLLATE NOCASE REFERENCES users (name) ON DELETE CASCADE ON UPDATE CASCADE,
+          address TEXT NOT NULL CHECK (length(address) BETWEEN 1 AND 100),
+          last_success TEXT NOT NULL,
+          PRIMARY KEY (user, address)
+        ) WITHOUT ROWID;
+        CREATE INDEX sign_in_addresses_last_success ON sign_in_addresses (last_success);
+        """),
   ]
 
   /// Brings `database` to the current version, one transaction a migration.

@@ -84,7 +84,14 @@ protocol RecordStore: AnyObject {
   func markTokenUsed(idHash: String, at time: Date) throws(CatalogueError)
   /// Deletes a reviewer's tokens; how many.
   func deleteTokens(ofUser name: String) throws(CatalogueError) -> Int
-  /// Removes the sessions and tokens of reviewers that do not exist (unless `dryRun`); how many.
+  /// Records a successful sign-in of `user` from `address` at `time`.
+  func recordSignIn(user: String, address: String, at time: Date) throws(CatalogueError)
+  /// Whether `user` (in any case) signed in from `address` at `since` or later.
+  func signedIn(user: String, address: String, since: Date) throws(CatalogueError) -> Bool
+  /// Forgets the sign-in addresses of every reviewer last used before `before`.
+  func deleteSignInAddresses(before: Date) throws(CatalogueError)
+  /// Removes the sessions, tokens and sign-in addresses of reviewers that do not exist (unless
+  /// `dryRun`); how many.
   func removeOrphanAccess(dryRun: Bool) throws(CatalogueError) -> Int
   /// Every reviewer's stored fields, for check.
   func userRows() throws(CatalogueError) -> [UserRow]

@@ -609,10 +609,36 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  func recordSignIn(user: String, address: String, at time: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        """
+        INSERT INTO sign_in_addresses (user, address, last_success) VALUES (?, ?, ?)
+        ON CONFLICT (user, address) DO UPDATE SET last_success = excluded.last_success
+        """, [.text(user), .text(address), .text(DateText.format(time))])
+    }
+  }
+
+  func signedIn(user: String, address: String, since: Date) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT 1 FROM sign_in_addresses WHERE user = ? AND address = ? AND last_success >= ?",
+        [.text(user), .text(address), .text(DateText.format(since))]
+      ) { $0.int(0) }.first != nil
+    }
+  }
+
+  func deleteSignInAddresses(before: Date) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "DELETE FROM sign_in_addresses WHERE last_success < ?", [.text(DateText.format(before))])
+    }
+  }
+
   func removeOrphanAccess(dryRun: Bool) throws(CatalogueError) -> Int {
     try sql { () throws(DatabaseError) in
       var count = 0
-      for table in ["sessions", "tokens"] {
+      for table in ["sessions", "tokens", "sign_in_addresses"] {
         let condition = "user NOT IN (SELECT name FROM users)"
         count += try database.query("SELECT count(*) FROM \(table) WHERE \(condition)") { $0.int(0) }.first ?? 0
         if !dryRun { try database.run("DELETE FROM \(table) WHERE \(condition)") }

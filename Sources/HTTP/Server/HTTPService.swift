@@ -97,10 +97,18 @@ public protocol HTTPService: Sendable {
   /// ``MultipartLimit/maximumFileBytes``, so that the service can name the file and its size in
   /// its own words. By default, ``errorResponse(status:message:head:)`` with `message`.
   func oversizedPartResponse(_ part: OversizedPart, message: String, head: HTTPRequestHead) -> HTTPResponse
+  /// Adds to `response` what every answer must carry (security headers, say), just before it
+  /// is sent: called once for each answer, wherever it was made (`respond(to:)`, a plan's
+  /// answer, ``errorResponse(status:message:head:)``, the 500 for an answer libmicrohttpd
+  /// cannot send), so that no answer the layer makes itself goes out without them. `head` is
+  /// nil when the request line itself was unusable. By default nothing.
+  func prepareForSending(_ response: inout HTTPResponse, head: HTTPRequestHead?)
 }
 
 extension HTTPService {
   public func oversizedPartResponse(_ part: OversizedPart, message: String, head: HTTPRequestHead) -> HTTPResponse {
     errorResponse(status: 413, message: message, head: head)
   }
+
+  public func prepareForSending(_ response: inout HTTPResponse, head: HTTPRequestHead?) {}
 }

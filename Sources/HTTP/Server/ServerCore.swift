@@ -261,6 +261,8 @@ final class ServerCore: Sendable {
       response = errorResponse(status: 500, message: problem, head: context.head)
       if Self.problem(of: response) != nil { response = HTTPResponse(status: 500) }
     }
+    // Here, where every answer passes, rather than in each place that makes one.
+    service.prepareForSending(&response, head: context.head)
     context.phase = .answered
     context.status = response.status
     let bodyless = context.method == "HEAD" || response.status < 200 || response.status == 204 || response.status == 304

@@ -52,11 +52,23 @@ enum CSRF {
 
 /// Cookies as the server writes them.
 enum Cookie {
-  /// A `Set-Cookie` value: HttpOnly always, `Secure` when the request came over HTTPS, and a
-  /// lifetime in seconds (0 deletes the cookie).
-  static func make(
-    _ name: String, _ value: String, maxAge: Int, secure: Bool, sameSite: String = "Lax", path: String = "/"
-  ) -> String {
+  /// The attributes a cookie is always written with, by its name: a browser keys a cookie by
+  /// its name, domain and path, so one cleared on another path than it was set on is kept.
+  /// Writing both from here keeps them the same.
+  private static func attributes(of name: String) -> (path: String, sameSite: String) {
+    switch name {
+    // Strict, and only on /sign-in: the token is only ever needed by that form, posted from
+    // this site.
+    case CookieName.signIn: return ("/sign-in", "Strict")
+    default: return ("/", "Lax")
+    }
+  }
+
+  /// A `Set-Cookie` value: the path and SameSite the cookie `name` always has, HttpOnly
+  /// always, `Secure` when the request came over HTTPS, and a lifetime in seconds (0 deletes
+  /// the cookie).
+  static func make(_ name: String, _ value: String, maxAge: Int, secure: Bool) -> String {
+    let (path, sameSite) = attributes(of: name)
     var parts = ["\(name)=\(value)", "Path=\(path)", "Max-Age=\(max(0, maxAge))", "HttpOnly", "SameSite=\(sameSite)"]
     if secure { parts.append("Secure") }
     return parts.joined(separator: "; ")
@@ -66,6 +78,12 @@ enum Cookie {
     make(CookieName.session, grant.secret, maxAge: Int(grant.expires.timeIntervalSince(now).rounded()), secure: secure)
   }
 
+  /// The sign-in form's token, for as long as the token is good.
+  static func signIn(_ token: String, secure: Bool) -> String {
+    make(CookieName.signIn, token, maxAge: SignInTokens.lifetime, secure: secure)
+  }
+
+  /// Deletes the cookie `name`, on the path it was set on.
   static func expired(_ name: String, secure: Bool) -> String {
     make(name, "", maxAge: 0, secure: secure)
   }

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Failed sign-ins counted per account and per address, with a wait that doubles after the
-/// first few: guessing passwords costs hours, while a reviewer who mistypes is never held up
-/// for long.
+/// Failed sign-ins counted by a key (an account and address, an address, an account), with a
+/// wait that doubles after the first few: guessing passwords costs hours, while a reviewer who
+/// mistypes is never held up for long. ``SignInGuard`` decides which keys a try must pass.
 ///
 /// Kept in memory: a restart forgets the counts, which costs a guesser one restart of the
 /// server per few tries. Bounded: at most ``capacity`` keys, the stalest dropped first.
@@ -18,10 +18,18 @@ final class SignInThrottle: Sendable {
     var maximumDelay: TimeInterval
   }
 
-  /// Per account: five tries, then 1 s, 2 s, 4 s … up to 15 minutes before each next one.
-  static let perAccount = Policy(freeFailures: 5, window: 15 * 60, firstDelay: 1, maximumDelay: 15 * 60)
-  /// Per address: more room (a household or an office behind one address), the same growth.
-  static let perAddress = Policy(freeFailures: 20, window: 15 * 60, firstDelay: 1, maximumDelay: 15 * 60)
+  // Failures are remembered for an hour after the last one, longer than the longest wait: a
+  // guesser who waits out 15 minutes finds the count still there, not five free tries again.
+
+  /// Per account and address: five tries, then 1 s, 2 s, 4 s … up to 15 minutes before each
+  /// next one. What a reviewer who mistypes meets.
+  static let perPair = Policy(freeFailures: 5, window: 60 * 60, firstDelay: 1, maximumDelay: 15 * 60)
+  /// Per address, whatever the account: more room (a household or an office behind one
+  /// address), the same growth.
+  static let perAddress = Policy(freeFailures: 20, window: 60 * 60, firstDelay: 1, maximumDelay: 15 * 60)
+  /// Per account, from every address together: a guesser with many addresses gets 20 tries,
+  /// then ten more over the next 17 minutes, then four an hour.
+  static let accountWide = Policy(freeFailures: 20, window: 60 * 60, firstDelay: 1, maximumDelay: 15 * 60)
 
   private struct Entry {
     var failures: Int

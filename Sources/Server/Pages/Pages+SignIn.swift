@@ -23,8 +23,9 @@ extension Pages {
     return signInPage(exchange, name: "", next: next, problems: messages, status: 200)
   }
 
-  /// `POST /sign-in`: checks the form's token, the throttle and the password; on success a new
-  /// session (a new id, whatever cookie came in) and back to where the reader was.
+  /// `POST /sign-in`: checks the form's token (and takes it: each works once), the throttle and
+  /// the password; on success a new session (a new id, whatever cookie came in), the form's
+  /// cookie cleared, and back to where the reader was.
   @Sendable static func signIn(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let service = exchange.service
     let head = exchange.head
@@ -37,11 +38,19 @@ extension Pages {
     } catch {
       return signInPage(exchange, name: name, next: next, problems: [error.message], status: 403)
     }
+    let expired = "The sign-in form had expired (or this browser refuses cookies): please sign in again."
     guard let cookie = head.cookies[CookieName.signIn], CSRF.matches(form[CSRF.field], cookie) else {
+      return signInPage(exchange, name: name, next: next, problems: [expired], status: 403)
+    }
+    switch service.signInTokens.take(cookie) {
+    case .taken:
+      break
+    case .invalid:
+      return signInPage(exchange, name: name, next: next, problems: [expired], status: 403)
+    case .usedAlready:
       return signInPage(
         exchange, name: name, next: next,
-        problems: ["The sign-in form had expired (or this browser refuses cookies): please sign in again."],
-        status: 403)
+        problems: ["This sign-in form was sent already, and each works once: please sign in again."], status: 403)
     }
     let outcome = service.signIn(name: name, password: password, head: head)
     switch outcome {
@@ -79,7 +88,7 @@ extension Pages {
   static func signInPage(_ exchange: Exchange, name: String, next: String, problems messages: [String], status: Int)
     -> HTTPResponse
   {
-    let token = Secrets.make()
+    let token = exchange.service.signInTokens.make()
     var main = ["<h1>Sign in</h1>"]
     main += problems(messages)
     main += [
@@ -93,11 +102,7 @@ extension Pages {
       "<p>Reading needs no account. Reviewers are added on the server with <code>catalogue user add NAME</code>.</p>",
     ]
     var response = document(title: "Sign in", identity: nil, main: main, status: status)
-    // Strict: the token is only ever needed by this form, posted from this site.
-    response.headers.add(
-      "Set-Cookie",
-      Cookie.make(
-        CookieName.signIn, token, maxAge: 3600, secure: exchange.isSecure, sameSite: "Strict", path: "/sign-in"))
+    response.headers.add("Set-Cookie", Cookie.signIn(token, secure: exchange.isSecure))
     response.headers.set("Cache-Control", "no-store")
     return response
   }
@@ -114,33 +119,34 @@ enum SignInOutcome: Sendable {
 }
 
 extension CatalogueService {
-  /// Signs a reviewer in, for the form and the API alike: throttled per account and per
-  /// address before the password is looked at, the password verified (as slowly for an unknown
-  /// name as for a known one), then a new session.
+  /// Signs a reviewer in, for the form and the API alike: throttled (see ``SignInGuard``)
+  /// before the password is looked at, the password verified (as slowly for an unknown name
+  /// as for a known one), then a new session, and the address remembered as one the reviewer
+  /// signs in from.
   func signIn(name: String, password: String, head: HTTPRequestHead) -> SignInOutcome {
-    let accountKey = "account:" + name.lowercased()
-    let addressKey = "address:" + clientAddress(head)
+    let address = clientAddress(head)
     let now = Date()
-    let waits = [accountThrottle.wait(accountKey, now: now), addressThrottle.wait(addressKey, now: now)].compactMap {
-      $0
-    }
-    if let wait = waits.max() {
-      let seconds = Int(wait.rounded(.up))
-      return .throttled(
-        seconds: seconds,
-        message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
-    }
     do {
+      let wait = try signInGuard.wait(name: name, address: address, now: now) { () throws(Failure) in
+        try library(author: nil) { (library) throws(CatalogueError) in
+          try library.signedInLately(name, from: address, now: now)
+        }
+      }
+      if let wait {
+        let seconds = Int(wait.rounded(.up))
+        return .throttled(
+          seconds: seconds,
+          message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
+      }
       let session = try library(author: nil) { (library) throws(CatalogueError) -> SessionGrant? in
         guard let reviewer = try library.verifyPassword(name: name, password: password, now: now) else { return nil }
-        return try library.startSession(for: reviewer, policy: options.sessionPolicy, now: now)
+        return try library.startSession(for: reviewer, policy: options.sessionPolicy, from: address, now: now)
       }
       guard let session else {
-        accountThrottle.failed(accountKey, now: now)
-        addressThrottle.failed(addressKey, now: now)
+        signInGuard.failed(name: name, address: address, now: now)
         return .refused("wrong name or password")
       }
-      accountThrottle.succeeded(accountKey)
+      signInGuard.succeeded(name: name, address: address)
       // An id the browser held before is ended: the session it signs in with is new.
       if let old = head.cookies[CookieName.session], !old.isEmpty {
         try? library(author: nil) { (library) throws(CatalogueError) in try library.endSession(secret: old) }

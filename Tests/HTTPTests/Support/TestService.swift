@@ -8,19 +8,26 @@ import Synchronization
 struct TestService: HTTPService {
   var planner: @Sendable (HTTPRequestHead) -> RequestPlan
   var responder: @Sendable (HTTPRequest) -> HTTPResponse
+  var preparer: (@Sendable (inout HTTPResponse, HTTPRequestHead?) -> Void)?
 
   init(
     plan: @escaping @Sendable (HTTPRequestHead) -> RequestPlan = { _ in
       .read(BodyLimit(maximumBytes: 1 << 20), onWorker: false)
     },
+    prepare: (@Sendable (inout HTTPResponse, HTTPRequestHead?) -> Void)? = nil,
     respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse
   ) {
     planner = plan
+    preparer = prepare
     responder = respond
   }
 
   func plan(for head: HTTPRequestHead) -> RequestPlan { planner(head) }
   func respond(to request: HTTPRequest) -> HTTPResponse { responder(request) }
+
+  func prepareForSending(_ response: inout HTTPResponse, head: HTTPRequestHead?) {
+    preparer?(&response, head)
+  }
 
   func errorResponse(status: Int, message: String, head: HTTPRequestHead?) -> HTTPResponse {
     HTTPResponse(

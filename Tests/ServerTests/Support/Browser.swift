@@ -9,21 +9,49 @@ final class Browser {
   let server: ServeProcess
   /// The loopback address the browser connects from (127.0.0.1 when nil).
   let source: String?
-  /// Cookies by name: their value and the path they are sent on.
-  private(set) var cookies: [String: (value: String, path: String)] = [:]
+  /// Cookies as a browser keys them (RFC 6265 section 5.3): by name and path, so that a cookie
+  /// cleared on another path than it was set on stays.
+  private(set) var jar: [CookieKey: String] = [:]
+
+  struct CookieKey: Hashable {
+    var name: String
+    var path: String
+  }
 
   init(_ server: ServeProcess, from source: String? = nil) {
     self.server = server
     self.source = source
   }
 
-  /// The Cookie header for `target`, or nil.
+  /// The cookies by name, with the path each is kept for (the longest, when a name is kept
+  /// for several).
+  var cookies: [String: (value: String, path: String)] {
+    var cookies: [String: (value: String, path: String)] = [:]
+    for (key, value) in jar where key.path.count >= (cookies[key.name]?.path.count ?? 0) {
+      cookies[key.name] = (value, key.path)
+    }
+    return cookies
+  }
+
+  /// The Cookie header for `target`, or nil: the cookies whose path matches its path, the
+  /// longest paths first, as a browser sends them.
   private func cookieHeader(for target: String) -> [(String, String)] {
-    let sent = cookies.filter { target.hasPrefix($0.value.path) }.map { "\($0.key)=\($0.value.value)" }.sorted()
+    let path = String(target.prefix { $0 != "?" })
+    let sent = jar.filter { Self.pathMatches(path, $0.key.path) }
+      .sorted { ($0.key.path.count, $1.key.name) > ($1.key.path.count, $0.key.name) }
+      .map { "\($0.key.name)=\($0.value)" }
     return sent.isEmpty ? [] : [("Cookie", sent.joined(separator: "; "))]
   }
 
-  /// Takes the cookies a response sets (a `Max-Age=0` one deletes).
+  /// RFC 6265 section 5.1.4: a cookie for `cookiePath` is sent for `path` when it is the same,
+  /// or below it.
+  static func pathMatches(_ path: String, _ cookiePath: String) -> Bool {
+    path == cookiePath
+      || (path.hasPrefix(cookiePath) && (cookiePath.hasSuffix("/") || path.dropFirst(cookiePath.count).hasPrefix("/")))
+  }
+
+  /// Takes the cookies a response sets (a `Max-Age=0` one deletes the cookie of its name and
+  /// path, and no other).
   private func keep(_ response: Response) {
     for line in response.headers.values("Set-Cookie") {
       let attributes = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -31,17 +59,18 @@ final class Browser {
       let name = String(pair[..<equals])
       let value = String(pair[pair.index(after: equals)...])
       let path = attributes.first { $0.hasPrefix("Path=") }.map { String($0.dropFirst(5)) } ?? "/"
+      let key = CookieKey(name: name, path: path)
       if attributes.contains("Max-Age=0") || value.isEmpty {
-        cookies[name] = nil
+        jar[key] = nil
       } else {
-        cookies[name] = (value, path)
+        jar[key] = value
       }
     }
   }
 
   /// Sets a cookie as if the server had (what a fixation attack plants).
   func plant(_ name: String, _ value: String, path: String = "/") {
-    cookies[name] = (value, path)
+    jar[CookieKey(name: name, path: path)] = value
   }
 
   /// A request with this browser's cookies, on a connection of its own.

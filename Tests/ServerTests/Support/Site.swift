@@ -34,7 +34,7 @@ final class Site: @unchecked Sendable {
   func openLibrary() throws -> Library { try Library(opening: libraryPath) }
 
   /// Asks the service as the HTTP layer does: its plan first (which may answer at once), then
-  /// the response.
+  /// the response, then what every answer gets before it is sent.
   func ask(
     _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
     parts: [FormPart] = [], from address: String = "127.0.0.1"
@@ -42,8 +42,14 @@ final class Site: @unchecked Sendable {
     var all = headers
     if !all.contains(where: { $0.0.lowercased() == "host" }) { all.append(("Host", "127.0.0.1:8080")) }
     let head = HTTPRequestHead(method: method, target: target, headers: HTTPHeaders(all), remoteAddress: address)
-    if case .respond(let response) = service.plan(for: head) { return response }
-    return service.respond(to: HTTPRequest(head: head, body: body, parts: parts))
+    var response: HTTPResponse
+    if case .respond(let planned) = service.plan(for: head) {
+      response = planned
+    } else {
+      response = service.respond(to: HTTPRequest(head: head, body: body, parts: parts))
+    }
+    service.prepareForSending(&response, head: head)
+    return response
   }
 
   func json(_ method: String, _ target: String, _ object: Any, headers: [(String, String)] = []) throws
