@@ -41,6 +41,8 @@ public final class CatalogueService: HTTPService {
 
   /// The library folder.
   public var libraryPath: String { pool.path }
+  /// The library folder held open: pictures are opened beneath it, through no symlink.
+  let folder: Folder
 
   /// Opens the library (bringing an older schema up to date) and makes the upload folder.
   public init(libraryPath: String, options: ServerOptions) throws(CatalogueError) {
@@ -48,6 +50,11 @@ public final class CatalogueService: HTTPService {
     let pages = PageCache(maximumBytes: options.pageCacheBytes)
     self.pages = pages
     self.pool = try LibraryPool(path: libraryPath) { pages.invalidate() }
+    do {
+      self.folder = try Folder(path: pool.path)
+    } catch {
+      throw .io(operation: .open, path: pool.path, code: error.code)
+    }
     self.router = Router(routes: Routes.all)
   }
 
