@@ -336,6 +336,7 @@ public final class CatalogueService: HTTPService {
   static func json(_ failure: Failure) -> HTTPResponse {
     var response = API.error(failure.message, status: failure.status)
     for (name, value) in failure.headers { response.headers.set(name, value) }
+    response.logNote = failure.detail
     return response
   }
 }

@@ -94,6 +94,17 @@ struct ListTests {
     #expect(try test.library.list(ReviewQuery(category: .tv, search: "super*")).total == 1)
   }
 
+  /// FTS5 reads a NUL as the end of its query and fails on what is left ("unterminated
+  /// string"): the search is refused for what it is before SQLite sees it.
+  @Test func aSearchWithANULIsRefused() throws {
+    let test = try Self.sample()
+    for search in ["a\0b", "\"time\0travel\"", "super*\0"] {
+      #expect(throws: CatalogueError.invalidQuery("a search cannot hold a NUL character (U+0000): leave it out")) {
+        try test.library.list(ReviewQuery(search: search))
+      }
+    }
+  }
+
   @Test func searchAloneAndSearchWithAFilterAgree() throws {
     // A search alone is answered from the index alone; with a filter (one that keeps every
     // review here) it goes through the reviews: the two must give the same page.

@@ -267,13 +267,7 @@ extension Library {
     if let rating = query.minimumRating, !(0...5).contains(rating) {
       throw .invalidQuery("minimum rating \(rating) is outside 0–5")
     }
-    var match: String?
-    if let search = query.search {
-      guard let expression = SearchQuery.fts5(search) else {
-        throw .invalidQuery("search \"\(search)\" has no words to look for: give letters or digits")
-      }
-      match = expression
-    }
+    let match = try query.search.map { (search) throws(CatalogueError) in try SearchQuery.fts5(search) }
     if query.sort == .relevance && match == nil {
       throw .invalidQuery("sorting by relevance needs a search")
     }

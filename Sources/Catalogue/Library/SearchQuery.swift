@@ -6,7 +6,19 @@ import Foundation
 /// `"several words"` matches that phrase. Everything else the FTS5 grammar gives meaning to
 /// (parentheses, `NEAR`, column filters, stray quotes) is taken as plain text.
 enum SearchQuery {
-  static func fts5(_ text: String) -> String? {
+  /// The FTS5 expression for `text`; `.invalidQuery` when it cannot be asked: no letters or
+  /// digits to look for, or a NUL, which SQLite's FTS5 reads as the end of the query.
+  static func fts5(_ text: String) throws(CatalogueError) -> String {
+    if text.unicodeScalars.contains("\0") {
+      throw .invalidQuery("a search cannot hold a NUL character (U+0000): leave it out")
+    }
+    guard let expression = expression(text) else {
+      throw .invalidQuery("search \"\(text)\" has no words to look for: give letters or digits")
+    }
+    return expression
+  }
+
+  private static func expression(_ text: String) -> String? {
     var terms: [String] = []
     var scalars = Substring(text).unicodeScalars[...]
     func quoted(_ term: some StringProtocol) -> String {
