@@ -93,7 +93,7 @@ public final class CatalogueService: HTTPService {
     }
     // Whoever carries credentials may renew a session or meet an expired one: both write.
     let worker =
-      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, captures) == true
+      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, head, captures) == true
     return .read(limit, onWorker: worker)
   }
 

@@ -41,6 +41,31 @@ struct SecuritySearchTests {
     #expect(try site.request("GET", "/?q=time").status == 200, "the server goes on")
   }
 
+  /// 2,000 words joined by OR (a word here, like any other) once kept the server's thread for a
+  /// second and more on a large library: refused at once, in words that give the limit; a
+  /// search of a few words is answered as before.
+  @Test func aSearchOfTooManyWordsIsA400AndAFewWordsAreAnswered() throws {
+    let site = try Self.site()
+    let many = Array(repeating: "time OR", count: 1000).joined(separator: " ")
+    let quoted = try #require(many.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+    let message = "a search of 2000 words is too many: at most 32 are looked for; leave some out"
+    let api = try site.request("GET", "/api/reviews?search=\(quoted)")
+    #expect(api.status == 400)
+    #expect(api.errorMessage == message)
+    let page = try site.request("GET", "/?q=\(quoted)")
+    #expect(page.status == 400)
+    #expect(page.text.contains(message))
+    let short = try site.request("GET", "/api/reviews?search=a*")
+    #expect(short.status == 400)
+    #expect(
+      short.errorMessage == "search term \"a*\" is too short a prefix: give at least 3 letters or digits before the *")
+    let few = try site.request("GET", "/api/reviews?search=time%20lan*&sort=relevance")
+    #expect(few.status == 200)
+    let reviews = try #require(try few.json()["reviews"] as? [[String: Any]])
+    #expect(reviews.compactMap { $0["title"] as? String } == ["Arrival"])
+    #expect(try site.request("GET", "/?q=time").text.contains("Outer Wilds"))
+  }
+
   /// A failure of the server's own (here the search index gone from under it) is a 500 that
   /// says only that; the request log has the reason, SQL and all.
   @Test func theServersOwnFailureSaysNothingOfItsInsides() throws {
