@@ -60,7 +60,7 @@ let package = Package(
     // files, limits, logging and a clean stop. Knows nothing of reviews.
     .target(
       name: "HTTP",
-      dependencies: ["CMicroHTTPDShims", "CLibMicroHTTPD"],
+      dependencies: ["CMicroHTTPDShims", "CLibMicroHTTPD", "CSystemShims"],
       swiftSettings: swiftSettings
     ),
 

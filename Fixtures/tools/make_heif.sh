@@ -39,6 +39,7 @@ png("quadrants-flop.png", pictures.flop(q), 2)
 png("quadrants-flip.png", pictures.flip(q), 2)
 png("quadrants-256x128.png", pictures.quadrants(width=256, height=128), 2)
 png("quadrants-480x320.png", pictures.quadrants(width=480, height=320), 2)
+png("quadrants-121x81.png", pictures.quadrants(width=121, height=81), 2)
 big = pictures.quadrants(width=480, height=320)
 png("quadrants-alpha-480x320.png", [[px + (alphas[pictures.quadrant_of(x, y, 480, 320)],) for x, px in enumerate(row)]
                                     for y, row in enumerate(big)], 6)
@@ -58,6 +59,9 @@ heif -q 90 -b 10 -o images/heic-10bit.heic "$work/quadrants-16.png"
 heif -q 90 --thumb 120 -o images/heic-thumbnail.heic "$work/quadrants-480x320.png"
 # A transparent picture whose thumbnail has no alpha: the thumbnail would show it opaque.
 heif -q 90 --thumb 120 --no-thumb-alpha -o images/heic-thumbnail-no-alpha.heic "$work/quadrants-alpha-480x320.png"
+# An odd size, which 4:2:0 HEVC cannot code: heif-enc codes 122 x 82 as a hidden item and shows
+# it through a 1 x 1 grid of 121 x 81, whose descriptor it keeps in the idat box.
+heif -q 90 -o images/heic-odd-size.heic "$work/quadrants-121x81.png"
 # An EXIF orientation (6, "turn 90° clockwise") inside a HEIC whose pixels are already upright:
 # libheif shows it as stored, and so must we.
 cp images/heic-8bit.heic "$work/exif.heic"

@@ -75,6 +75,20 @@ def main(images, hostile):
     write("heic-truncated-header.heic", heic[: meta + 24])
     # A primary image declaring 100000 x 100000 (10 gigapixels) in its ispe.
     write("heic-huge-dimensions.heic", patch_ispe(heic, (100000, 100000)))
+    # Sizes (ispe) that are not the coded picture's (120 x 80), which libheif 1.15 decodes
+    # whatever ispe says: none at all, larger, and smaller (which the pixel budget, checked
+    # against ispe, would not see).
+    write("heic-ispe-zero.heic", patch_ispe(heic, (0, 0)))
+    write("heic-ispe-larger.heic", patch_ispe(heic, (240, 160)))
+    write("heic-ispe-smaller.heic", patch_ispe(heic, (60, 40)))
+    write("avif-ispe-zero.avif", patch_ispe(avif, (0, 0)))
+    write("avif-ispe-larger.avif", patch_ispe(avif, (240, 160)))
+    # A picture of 480 x 320 declaring 960 x 640, with a stored thumbnail of 120 x 80 that
+    # declares its true size: the thumbnail alone would agree with the lie.
+    thumbnailed = read("heic-thumbnail.heic")
+    write("heic-thumbnail-ispe-larger.heic", patch_ispe(thumbnailed, (960, 640), only=(480, 320)))
+    # A 2 x 2 grid whose output is 256 x 128 (its descriptor) declaring 512 x 256.
+    write("avif-grid-ispe-larger.avif", patch_ispe(read("avif-grid-2x2.avif"), (512, 256), only=(256, 128)))
     # A 2 x 2 grid whose output is 256 x 128 but whose four tiles each declare 20000 x 20000.
     grid = read("avif-grid-2x2.avif")
     write("avif-grid-huge-tiles.avif", patch_ispe(grid, (20000, 20000), only=(128, 64)))

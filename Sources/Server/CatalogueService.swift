@@ -41,6 +41,8 @@ public final class CatalogueService: HTTPService {
 
   /// The library folder.
   public var libraryPath: String { pool.path }
+  /// The library folder held open: pictures are opened beneath it, through no symlink.
+  let folder: Folder
 
   /// Opens the library (bringing an older schema up to date) and makes the upload folder.
   public init(libraryPath: String, options: ServerOptions) throws(CatalogueError) {
@@ -48,6 +50,11 @@ public final class CatalogueService: HTTPService {
     let pages = PageCache(maximumBytes: options.pageCacheBytes)
     self.pages = pages
     self.pool = try LibraryPool(path: libraryPath) { pages.invalidate() }
+    do {
+      self.folder = try Folder(path: pool.path)
+    } catch {
+      throw .io(operation: .open, path: pool.path, code: error.code)
+    }
     self.router = Router(routes: Routes.all)
   }
 
@@ -95,7 +102,7 @@ public final class CatalogueService: HTTPService {
     }
     // Whoever carries credentials may renew a session or meet an expired one: both write.
     let worker =
-      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, captures) == true
+      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, head, captures) == true
     return .read(limit, onWorker: worker)
   }
 
@@ -355,6 +362,7 @@ public final class CatalogueService: HTTPService {
   static func json(_ failure: Failure) -> HTTPResponse {
     var response = API.error(failure.message, status: failure.status)
     for (name, value) in failure.headers { response.headers.set(name, value) }
+    response.logNote = failure.detail
     return response
   }
 }

@@ -50,6 +50,25 @@ struct HostileImportTests {
         "avif-grid-huge-tiles.avif",
         "too many pixels: 20000×80000 is 1600 megapixels, over the budget of 100 megapixels"
       ),
+      ("heic-ispe-zero.heic", "corrupt HEIC: the picture's size box (ispe) says 0×0, which no picture is"),
+      ("avif-ispe-zero.avif", "corrupt AVIF: the picture's size box (ispe) says 0×0, which no picture is"),
+      (
+        "heic-ispe-larger.heic",
+        "corrupt HEIC: the picture's size box (ispe) says 240×160 but its coded picture is 120×80"
+      ),
+      (
+        "heic-ispe-smaller.heic",
+        "corrupt HEIC: the picture's size box (ispe) says 60×40 but its coded picture is 120×80"
+      ),
+      ("avif-ispe-larger.avif", "corrupt AVIF: the picture's size box (ispe) says 240×160 but it decodes to 120×80"),
+      (
+        "avif-grid-ispe-larger.avif",
+        "corrupt AVIF: the picture's size box (ispe) says 512×256 but its coded picture is 256×128"
+      ),
+      (
+        "heic-thumbnail-ispe-larger.heic",
+        "corrupt HEIC: the picture's size box (ispe) says 960×640 but its coded picture is 480×320"
+      ),
     ]
     + memoryBombs.filter { $0.hasPrefix("declared-huge-") }.map {
       ($0, "truncated PNG: the file ends before its image data does")
@@ -101,6 +120,28 @@ struct HostileImportTests {
       #expect(lines.first?.hasPrefix("error: \(Fixture.hostile(file)): \(error)") == true, "\(file): \(lines)")
       #expect(try Self.hashes(cli.library) == before, "\(file) changed the library")
     }
+  }
+
+  /// A HEIC whose size box says 0×0 (libheif decodes its 120×80 picture all the same) was
+  /// recorded as 0×0 with a 1×1 thumbnail, and `check` failed from then on. It is refused as
+  /// every damaged picture is, and `check` stays healthy; with a thumbnail size that a stored
+  /// preview would cover, a picture whose size box lies is refused too.
+  @Test(arguments: ["heic-ispe-zero.heic", "heic-thumbnail-ispe-larger.heic"])
+  func aPictureWhoseSizeBoxLiesIsRefusedAndCheckStaysHealthy(file: String) throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    try #require(try cli("attach", id, Fixture.image("heic-8bit.heic")).status == 0)
+    // A thumbnail of 60 pixels would be made from heic-thumbnail-ispe-larger.heic's preview.
+    try #require(try cli("thumbnails", "--rebuild", "--size", "60").status == 0)
+    let before = try Self.hashes(cli.library)
+    let result = try cli("attach", id, Fixture.hostile(file))
+    #expect(result.status == 1)
+    #expect(
+      result.error.hasPrefix("error: \(Fixture.hostile(file)): corrupt HEIC: the picture's size box (ispe) says "))
+    #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+    #expect(try Self.hashes(cli.library) == before, "the library changed")
+    let check = try cli("check")
+    #expect(check.status == 0, "\(check.output) \(check.error)")
   }
 
   /// No PNG under 1 MB makes `attach` use more than 64 MiB, whatever its chunks declare. The

@@ -94,6 +94,82 @@ struct ListTests {
     #expect(try test.library.list(ReviewQuery(category: .tv, search: "super*")).total == 1)
   }
 
+  /// A search is refused, whole and in words that say the limit, past 32 words (a phrase's
+  /// words counted), past 1,000 characters, or with a prefix shorter than 3 letters or digits;
+  /// at the limits it is answered.
+  @Test func aSearchIsBoundedInWordsLengthAndPrefixes() throws {
+    let test = try Self.sample()
+    func refused(_ search: String) -> String? {
+      do {
+        _ = try test.library.list(ReviewQuery(search: search))
+        return nil
+      } catch {
+        guard case .invalidQuery(let problem) = error else { return "\(error)" }
+        return problem
+      }
+    }
+    let words = (1...40).map { "word\($0)" }
+    #expect(refused(words.prefix(32).joined(separator: " ")) == nil)
+    #expect(
+      refused(words.prefix(33).joined(separator: " "))
+        == "a search of 33 words is too many: at most 32 are looked for; leave some out")
+    #expect(
+      refused(Array(repeating: "time OR", count: 1000).joined(separator: " "))
+        == "a search of 2000 words is too many: at most 32 are looked for; leave some out")
+    // A phrase's words count, and so do the parts of a word the index splits.
+    #expect(
+      refused("\"" + words.prefix(30).joined(separator: " ") + "\" rock-and-roll")
+        == "a search of 33 words is too many: at most 32 are looked for; leave some out")
+    let long = String(repeating: "x", count: 1001)
+    #expect(refused(long) == "a search of 1001 characters is too long: at most 1000 are taken; shorten it")
+    #expect(refused(String(long.dropFirst())) == nil)
+    #expect(
+      refused("time a*")
+        == "search term \"a*\" is too short a prefix: give at least 3 letters or digits before the *")
+    #expect(
+      refused("su*") == "search term \"su*\" is too short a prefix: give at least 3 letters or digits before the *")
+    #expect(
+      refused("x-y*") == "search term \"x-y*\" is too short a prefix: give at least 3 letters or digits before the *")
+    #expect(try test.library.list(ReviewQuery(search: "sup*")).total == 2)
+  }
+
+  /// What is left within those bounds is bounded in SQLite's own work: past the steps allowed,
+  /// the search is refused as too broad, and the connection goes on.
+  @Test func aSearchTooCostlyToRankIsRefusedAsTooBroad() throws {
+    let test = try Self.sample()
+    let records = try #require(test.library.records as? SQLiteRecords)
+    let search = try SearchQuery.parse("the")
+    #expect(throws: CatalogueError.invalidQuery(SearchQuery.tooBroad)) {
+      try records.page(ReviewQuery(search: "the", sort: .relevance), match: search.expression, maximumSteps: 1)
+    }
+    #expect(try records.page(ReviewQuery(search: "the"), match: search.expression, maximumSteps: 1000).total == 7)
+    // A search of more words may take fewer steps: scoring each review costs more.
+    #expect(search.maximumSteps == 2_000_000)
+    #expect(try SearchQuery.parse("one two \"three four five\"").maximumSteps == 1_000_000)
+    #expect(try SearchQuery.parse(String(repeating: "word ", count: 32)).maximumSteps == 228_571)
+    // The limit is lifted afterwards: a long statement runs to its end.
+    let counted = try test.library.database.scalar(
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c")
+    #expect(counted == .integer(100_000))
+    #expect(throws: DatabaseError.self) {
+      try test.library.database.limitingSteps(to: 10_000) { () throws(DatabaseError) in
+        try test.library.database.scalar(
+          "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c")
+      }
+    }
+  }
+
+  /// FTS5 reads a NUL as the end of its query and fails on what is left ("unterminated
+  /// string"): the search is refused for what it is before SQLite sees it.
+  @Test func aSearchWithANULIsRefused() throws {
+    let test = try Self.sample()
+    for search in ["a\0b", "\"time\0travel\"", "super*\0"] {
+      #expect(throws: CatalogueError.invalidQuery("a search cannot hold a NUL character (U+0000): leave it out")) {
+        try test.library.list(ReviewQuery(search: search))
+      }
+    }
+  }
+
   @Test func searchAloneAndSearchWithAFilterAgree() throws {
     // A search alone is answered from the index alone; with a filter (one that keeps every
     // review here) it goes through the reviews: the two must give the same page.

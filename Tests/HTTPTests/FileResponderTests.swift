@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import HTTP
+@testable import HTTP
 import TestSupport
 import Testing
 
@@ -155,5 +155,46 @@ struct FileResponderTests {
     #expect(OpenFile.open(folder.file("missing")) == nil)
     #expect(mkfifo(folder.file("fifo"), 0o600) == 0)
     #expect(OpenFile.open(folder.file("fifo")) == nil)
+  }
+
+  /// Beneath a folder, no symlink is followed anywhere in the path (a shard folder replaced by
+  /// a link to a folder elsewhere with the same file in it), nothing outside is reached, and
+  /// "missing" is told apart from "refused". Through openat2, and through the walk that stands
+  /// in for it on kernels before 5.6.
+  @Test("OpenFile opens beneath a folder through no symlink", arguments: [true, false])
+  func openBeneath(openat2: Bool) throws {
+    let files = FileManager.default
+    let root = folder.file("library")
+    try files.createDirectory(atPath: root + "/originals/ab", withIntermediateDirectories: true)
+    try files.createDirectory(atPath: folder.file("elsewhere/cd"), withIntermediateDirectories: true)
+    try Data(bytes).write(to: URL(fileURLWithPath: root + "/originals/ab/picture.jpg"))
+    try Data(bytes).write(to: URL(fileURLWithPath: folder.file("elsewhere/cd/picture.jpg")))
+    try files.createSymbolicLink(atPath: root + "/originals/cd", withDestinationPath: folder.file("elsewhere/cd"))
+    try files.createSymbolicLink(atPath: root + "/linked", withDestinationPath: root + "/originals")
+    try files.createSymbolicLink(atPath: root + "/originals/ab/link.jpg", withDestinationPath: "picture.jpg")
+    #expect(mkfifo(root + "/originals/ab/fifo", 0o600) == 0)
+    let library = try Folder(path: root)
+    func open(_ path: String) -> Result<OpenFile, OpenFailure> {
+      Result { () throws(OpenFailure) in
+        openat2
+          ? try OpenFile.open(path, beneath: library)
+          : try OpenFile.walk(path, beneath: library, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+      }
+    }
+    func refused(_ path: String) -> Bool {
+      if case .failure(.refused) = open(path) { return true }
+      return false
+    }
+    #expect(try open("originals/ab/picture.jpg").get().size == 100)
+    #expect(refused("originals/cd/picture.jpg"), "a shard folder that is a link")
+    #expect(refused("linked/ab/picture.jpg"), "a store folder that is a link")
+    #expect(refused("originals/ab/link.jpg"), "a final link")
+    #expect(refused("../elsewhere/cd/picture.jpg"))
+    #expect(refused("originals/../../elsewhere/cd/picture.jpg"))
+    #expect(refused(folder.file("elsewhere/cd/picture.jpg")), "an absolute path")
+    #expect(throws: OpenFailure.missing) { try open("originals/ab/missing.jpg").get() }
+    #expect(throws: OpenFailure.missing) { try open("originals/ef/picture.jpg").get() }
+    #expect(throws: OpenFailure.notARegularFile) { try open("originals/ab").get() }
+    #expect(throws: OpenFailure.notARegularFile) { try open("originals/ab/fifo").get() }
   }
 }

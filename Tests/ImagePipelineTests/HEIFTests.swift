@@ -193,11 +193,78 @@ struct HEIFTests {
         "avif-grid-loop.avif",
         .corrupt(.avif, detail: "the primary image is made of tiles that include itself (a dimg loop)")
       ),
-    ])
+    ] + sizeBoxLies)
   func hostileFilesAreRefusedWithTheirCause(file: String, error: ImageError) throws {
     let bytes = try Fixture.hostile(file)
     #expect(throws: error) { try ImagePipeline.thumbnail(bytes) }
     #expect(throws: error) { try ImagePipeline.decode(bytes) }
+  }
+
+  /// Files whose size box (`ispe`) is not the size of their coded picture, which libheif 1.15
+  /// decodes whatever the box says (Fixtures/README.md): the size the header gives would be
+  /// recorded, and `check` would find another.
+  static let sizeBoxLies: [(String, ImageError)] = [
+    ("heic-ispe-zero.heic", .corrupt(.heic, detail: "the picture's size box (ispe) says 0×0, which no picture is")),
+    ("avif-ispe-zero.avif", .corrupt(.avif, detail: "the picture's size box (ispe) says 0×0, which no picture is")),
+    (
+      "heic-ispe-larger.heic",
+      .corrupt(.heic, detail: "the picture's size box (ispe) says 240×160 but its coded picture is 120×80")
+    ),
+    (
+      "heic-ispe-smaller.heic",
+      .corrupt(.heic, detail: "the picture's size box (ispe) says 60×40 but its coded picture is 120×80")
+    ),
+    // The AV1 sequence header is not in the boxes: the decode tells.
+    (
+      "avif-ispe-larger.avif",
+      .corrupt(.avif, detail: "the picture's size box (ispe) says 240×160 but it decodes to 120×80")
+    ),
+    (
+      "avif-grid-ispe-larger.avif",
+      .corrupt(.avif, detail: "the picture's size box (ispe) says 512×256 but its coded picture is 256×128")
+    ),
+    (
+      "heic-thumbnail-ispe-larger.heic",
+      .corrupt(.heic, detail: "the picture's size box (ispe) says 960×640 but its coded picture is 480×320")
+    ),
+  ]
+
+  /// A size box that lies makes the header lie too, and the header is read without decoding
+  /// (for the pixel budget); what the decode refuses is never recorded.
+  @Test func theHeaderOfAnUnverifiedSizeIsOnlyWhatTheBoxSays() throws {
+    let header = try ImagePipeline.readHeader(try Fixture.hostile("heic-ispe-larger.heic"))
+    #expect((header.width, header.height) == (240, 160))
+    #expect(throws: ImageError.corrupt(.heic, detail: "the picture's size box (ispe) says 0×0, which no picture is")) {
+      try ImagePipeline.readHeader(try Fixture.hostile("heic-ispe-zero.heic"))
+    }
+  }
+
+  /// A stored thumbnail whose own size box is right does not vouch for a picture whose box
+  /// lies: with a thumbnail small enough for the preview, the picture is still refused.
+  @Test func aPreviewDoesNotStandInForAPictureWhoseSizeIsWrong() throws {
+    let bytes = try Fixture.hostile("heic-thumbnail-ispe-larger.heic")
+    #expect(throws: ImageError.self) { try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 60)) }
+  }
+
+  /// heif-enc codes an odd size as a larger hidden picture shown through a 1 × 1 grid whose
+  /// descriptor (in the idat box) gives the size: read from the boxes, it agrees with `ispe`.
+  @Test func anOddSizeFromAGridInIdatDecodes() throws {
+    let bytes = try Fixture.image("heic-odd-size.heic")
+    let image = try ImagePipeline.decode(bytes)
+    #expect((image.header.width, image.header.height) == (121, 81))
+    #expect((image.pixels.width, image.pixels.height) == (121, 81))
+    let summary = bytes.withUnsafeBytes { HEIFBoxes.read($0) }
+    #expect(summary.primarySizeConfirmed)
+    #expect(summary.sizeMismatch == nil)
+  }
+
+  /// The boxes confirm the sizes of the HEIC fixtures with stored thumbnails (their primary
+  /// images are HEVC), so the preview is still taken for them.
+  @Test(arguments: ["heic-thumbnail.heic", "heic-8bit.heic", "avif-grid-2x2.avif"])
+  func theBoxesConfirmTheSizeOfSoundFiles(file: String) throws {
+    let summary = try Fixture.image(file).withUnsafeBytes { HEIFBoxes.read($0) }
+    #expect(summary.primarySizeConfirmed, "\(file)")
+    #expect(summary.sizeMismatch == nil, "\(file)")
   }
 
   /// An nclx box with an undefined primaries code: untagged, with a colour warning (libheif

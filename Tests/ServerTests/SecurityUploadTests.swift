@@ -185,6 +185,24 @@ struct SecurityUploadTests {
     #expect(upload.uploadsAreGone())
   }
 
+  /// A HEIC whose size box says 0×0, which libheif decodes at its true 120×80: refused as a
+  /// damaged picture (400, as a truncated or corrupt one is) before anything is stored, and the
+  /// library still checks healthy.
+  @Test func aHEICWhoseSizeBoxSaysZeroIsRefused() throws {
+    let upload = try UploadSite()
+    let before = try upload.site.library.snapshot()
+    let form = Multipart(files: [("zero.heic", try Fixture.bytes(Fixture.hostile("heic-ispe-zero.heic")))])
+    let answer = try upload.site.connect().upload(
+      "POST", "/api/reviews/\(upload.id)/images", form, headers: [upload.site.bearer])
+    #expect(answer.status == 400)
+    #expect(
+      answer.errorMessage == "zero.heic: corrupt HEIC: the picture's size box (ispe) says 0×0, which no picture is")
+    try upload.site.library.expectUnchanged(since: before)
+    #expect(upload.uploadsAreGone())
+    let check = try upload.site.library.run("check")
+    #expect(check.status == 0, "\(check.output) \(check.error)")
+  }
+
   @Test func aHostilePictureThroughTheFormIsNamedAndEscapedOnTheEditPage() throws {
     let upload = try UploadSite()
     let browser = Browser(upload.site.server)

@@ -150,6 +150,22 @@ struct PictureRouteTests {
     #expect(decoded.header.width == image.width && decoded.header.height == image.height)
   }
 
+  /// A search may be slow on a large library: one the server has not kept runs on a worker,
+  /// so that thumbnails asked meanwhile do not wait behind it; once kept, it is answered inline.
+  @Test func aSearchNotYetKeptRunsOnAWorker() throws {
+    let site = try Site()
+    _ = try site.openLibrary().create(
+      ReviewDraft(title: "Arrival", body: "Time and language.", rating: 5, category: "movie"))
+    #expect(site.service.plan(for: HTTPRequestHead(method: "GET", target: "/")) == .inline)
+    #expect(site.service.plan(for: HTTPRequestHead(method: "GET", target: "/api/reviews?limit=5")) == .inline)
+    for url in ["/?q=time", "/api/reviews?search=time"] {
+      let head = HTTPRequestHead(method: "GET", target: url)
+      #expect(site.service.plan(for: head) == .worker, "\(url)")
+      #expect(site.ask("GET", url).status == 200)
+      #expect(site.service.plan(for: head) == .inline, "\(url) once kept")
+    }
+  }
+
   @Test(arguments: [
     "/originals/..", "/originals/%2e%2e%2fcatalogue.sqlite", "/originals/..%2F..%2Fetc%2Fpasswd",
     "/thumbnails/..%2Fcatalogue.sqlite", "/display/..%2f..%2fcatalogue.sqlite", "/assets/..%2F..%2FPackage.swift",

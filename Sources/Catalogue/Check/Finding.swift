@@ -30,6 +30,7 @@ public struct Finding: Sendable, Equatable, Hashable {
     case unreferencedFile = "unreferenced-file"
     case temporaryFile = "temporary-file"
     case unknownFile = "unknown-file"
+    case symbolicLink = "symbolic-link"
   }
 
   public var kind: Kind

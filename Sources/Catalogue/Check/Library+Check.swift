@@ -397,7 +397,16 @@ extension Library {
   private func checkFiles(_ records: [ImageRecord]) throws(CatalogueError) -> [Finding] {
     let (originals, thumbnails) = referencedFiles(records)
     var findings: [Finding] = []
-    for file in try storedFiles() where !originals.contains(file) && !thumbnails.contains(file) {
+    for folder in [LibraryLayout.originals, LibraryLayout.thumbnails] {
+      if let finding = linkFinding(folder) { findings.append(finding) }
+    }
+    for file in try storedFiles() {
+      // A link, to a shard folder or in a file's place, whether a record names what is behind it or not.
+      if let finding = linkFinding(file) {
+        findings.append(finding)
+        continue
+      }
+      guard !originals.contains(file) && !thumbnails.contains(file) else { continue }
       if Self.isTemporary(file) {
         findings.append(
           Finding(
@@ -424,6 +433,20 @@ extension Library {
           remedy: "move it out of the library folder (repair leaves it alone)", repairable: false))
     }
     return findings
+  }
+
+  /// A symbolic link where the library keeps a folder or a file of its own. The command line
+  /// would go through it, the server never does (it answers 404), and a repair that moved it
+  /// aside would lose what is behind it: the user puts the real folder or file in its place.
+  private func linkFinding(_ path: String) -> Finding? {
+    guard let target = files.linkTarget(of: path) else { return nil }
+    return Finding(
+      kind: .symbolicLink, target: path,
+      problem:
+        "a symbolic link (to \(target)) where the library keeps its own folder or file: the server does not follow it",
+      remedy:
+        "put what it points to in its place (remove the link, move the folder or file here); repair leaves it alone",
+      repairable: false)
   }
 
   static let knownRootEntries: Set<String> = [

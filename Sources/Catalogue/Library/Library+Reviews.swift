@@ -267,18 +267,13 @@ extension Library {
     if let rating = query.minimumRating, !(0...5).contains(rating) {
       throw .invalidQuery("minimum rating \(rating) is outside 0–5")
     }
-    var match: String?
-    if let search = query.search {
-      guard let expression = SearchQuery.fts5(search) else {
-        throw .invalidQuery("search \"\(search)\" has no words to look for: give letters or digits")
-      }
-      match = expression
-    }
-    if query.sort == .relevance && match == nil {
+    let search = try query.search.map { (text) throws(CatalogueError) in try SearchQuery.parse(text) }
+    if query.sort == .relevance && search == nil {
       throw .invalidQuery("sorting by relevance needs a search")
     }
     return try read { () throws(CatalogueError) -> ReviewPage in
-      let (total, rows) = try records.page(query, match: match)
+      let (total, rows) = try records.page(
+        query, match: search?.expression, maximumSteps: search?.maximumSteps ?? SearchQuery.maximumSteps)
       var reviews: [ReviewSummary] = []
       for row in rows {
         var cover: StoredImage?

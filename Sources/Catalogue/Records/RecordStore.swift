@@ -38,7 +38,9 @@ protocol RecordStore: AnyObject {
   func reviewCount() throws(CatalogueError) -> Int
   func categoryLabels() throws(CatalogueError) -> [String]
   /// A page for `query`, its search given as an FTS5 expression: how many match, and the rows.
-  func page(_ query: ReviewQuery, match: String?) throws(CatalogueError) -> (total: Int, rows: [SummaryRow])
+  /// A search taking SQLite more than `maximumSteps` steps is refused as too broad.
+  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int) throws(CatalogueError)
+    -> (total: Int, rows: [SummaryRow])
 
   // Images and links
   func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)]

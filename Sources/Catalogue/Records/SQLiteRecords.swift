@@ -224,8 +224,11 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
-  /// number that match, and the page's rows in order.
-  func page(_ query: ReviewQuery, match: String?) throws(CatalogueError) -> (total: Int, rows: [SummaryRow]) {
+  /// number that match, and the page's rows in order. A search taking SQLite more than
+  /// `maximumSteps` steps is refused as too broad.
+  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int) throws(CatalogueError)
+    -> (total: Int, rows: [SummaryRow])
+  {
     // Each condition as the count asks it, and as a page asks it: a page's favourite mark, and
     // its stars in another order than the rating's, are tested inside the index that gives the
     // order (the unary + keeps SQLite from taking the favourites' or the rating's index instead,
@@ -266,7 +269,7 @@ final class SQLiteRecords: RecordStore {
       // FTS5's `rank` is bm25 with the ranking the table was made with.
       order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"
     }
-    return try sql { () throws(DatabaseError) -> (Int, [SummaryRow]) in
+    func work() throws(DatabaseError) -> (total: Int, rows: [SummaryRow]) {
       // A search with no other filter is answered by the full-text index alone: every row
       // of it is a review, and joining each match to its review (to count them, or to rank
       // them) costs a lookup a match, which on a common word is most of the time.
@@ -310,6 +313,14 @@ final class SQLiteRecords: RecordStore {
       }
       let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
       return (total, page.compactMap { bySeq[$0] })
+    }
+    guard match != nil else { return try sql(work) }
+    // A search's cost is bounded whatever its words: ranking scores every review it matches.
+    do {
+      return try database.limitingSteps(to: maximumSteps, work)
+    } catch {
+      if error.isInterrupted { throw .invalidQuery(SearchQuery.tooBroad) }
+      throw .database(error)
     }
   }
 

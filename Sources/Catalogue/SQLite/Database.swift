@@ -93,6 +93,29 @@ final class Database {
       sql: sql)
   }
 
+  /// Runs `body` with SQLite's virtual machine allowed about `steps` instructions in all, the
+  /// statements it runs together; past them, the statement running fails with
+  /// SQLITE_INTERRUPT (``DatabaseError/isInterrupted``). Counted a thousand instructions at a
+  /// time (fewer for a smaller budget), by a callback that does nothing else. The
+  /// corresponding C function is `sqlite3_progress_handler`.
+  func limitingSteps<T>(to steps: Int, _ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+    let every = max(1, min(StepBudget.stepsPerCall, steps))
+    let budget = StepBudget(calls: steps / every)
+    sqlite3_progress_handler(
+      handle, Int32(every),
+      { context in
+        guard let context else { return 1 }
+        let budget = Unmanaged<StepBudget>.fromOpaque(context).takeUnretainedValue()
+        budget.calls -= 1
+        return budget.calls < 0 ? 1 : 0
+      }, Unmanaged.passUnretained(budget).toOpaque())
+    defer {
+      sqlite3_progress_handler(handle, 0, nil, nil)
+      withExtendedLifetime(budget) {}
+    }
+    return try body()
+  }
+
   /// How long a statement waits for another connection's lock before failing.
   /// The corresponding C function is `sqlite3_busy_timeout`.
   func setBusyTimeout(milliseconds: Int32) throws(DatabaseError) {
@@ -304,4 +327,12 @@ final class Statement {
   func optionalText(_ column: Int32) -> String? {
     sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(column)
   }
+}
+
+/// What ``Database/limitingSteps(to:_:)`` has left: the progress handler's calls.
+private final class StepBudget {
+  static let stepsPerCall = 1000
+  var calls: Int
+
+  init(calls: Int) { self.calls = calls }
 }

@@ -19,6 +19,9 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
   /// Another connection held the database for longer than the busy timeout.
   public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }  // SQLITE_BUSY, SQLITE_LOCKED
 
+  /// The statement was stopped: past the steps ``Database/limitingSteps(to:_:)`` allowed.
+  public var isInterrupted: Bool { primaryCode == 9 }  // SQLITE_INTERRUPT
+
   /// A constraint (CHECK, UNIQUE, FOREIGN KEY, NOT NULL) refused the change.
   public var isConstraintViolation: Bool { primaryCode == 19 }  // SQLITE_CONSTRAINT
 

@@ -43,6 +43,14 @@ public protocol FileStore: AnyObject, Sendable {
   func files(under folder: String) throws(CatalogueError) -> [String]
   /// The path a user can open, for messages and output.
   func location(of path: String) -> String
+  /// What the entry at `path` points to when it is a symbolic link, else `nil`. `files(under:)`
+  /// lists a link as an entry and never goes through it.
+  func linkTarget(of path: String) -> String?
+}
+
+extension FileStore {
+  /// A store without links has none to tell.
+  public func linkTarget(of path: String) -> String? { nil }
 }
 
 /// A file written by ``FileStore/stage(_:for:)``, not yet in place.

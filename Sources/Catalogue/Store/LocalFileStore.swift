@@ -94,6 +94,10 @@ public final class LocalFileStore: FileStore {
     try syncFolder(split(path).folder)
   }
 
+  public func linkTarget(of path: String) -> String? {
+    FileSystem.linkTarget(location(of: path))
+  }
+
   public func files(under folder: String) throws(CatalogueError) -> [String] {
     var found: [String] = []
     try collect(folder, into: &found)

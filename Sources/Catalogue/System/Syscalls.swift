@@ -250,6 +250,15 @@ enum FileSystem {
     return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
+  /// What the symbolic link at `path` points to; `nil` when `path` is no link. The
+  /// corresponding C function is `readlink`.
+  static func linkTarget(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count >= 0 else { return nil }
+    return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// Whether anything (a link included, even a broken one) is at `path`.
   static func exists(_ path: String) -> Bool { FileStatus.at(path, followingLinks: false) != nil }
 

@@ -1,3 +1,4 @@
+import CSystemShims
 public import Foundation
 import Glibc
 import Synchronization
@@ -35,10 +36,63 @@ public final class OpenFile: Sendable {
   public static func open(_ path: String) -> OpenFile? {
     let fd = System.retrying { Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
     guard fd >= 0 else { return nil }
+    return try? regularFile(fd)
+  }
+
+  /// Opens `relativePath` (folders and a file name joined by `/`) read-only beneath `folder`,
+  /// following no symlink in any of its components, the folders on the way included: a store
+  /// folder replaced by a link to a folder elsewhere leads nowhere.
+  ///
+  /// One `openat2` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` where the kernel has it (Linux
+  /// 5.6), else a walk that opens each folder relative to the last with `O_NOFOLLOW |
+  /// O_DIRECTORY`. Throws `.missing` when nothing is there, so that a caller may make the file;
+  /// anything else (a link, a FIFO, a folder, a system error) is a refusal.
+  public static func open(_ relativePath: String, beneath folder: Folder) throws(OpenFailure) -> OpenFile {
+    let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+    if openat2Works.load(ordering: .relaxed) {
+      let fd = System.retrying { csystemshims_openat_beneath(folder.descriptor, relativePath, flags) }
+      if fd >= 0 { return try regularFile(fd) }
+      let code = errno
+      // ENOSYS: a kernel before 5.6; EPERM: a seccomp filter that does not know the call.
+      guard code == ENOSYS || code == EPERM else { throw OpenFailure(code) }
+      openat2Works.store(false, ordering: .relaxed)
+    }
+    return try walk(relativePath, beneath: folder, flags: flags)
+  }
+
+  /// Whether `openat2` has worked so far; cleared the first time the kernel lacks it.
+  private static let openat2Works = Atomic<Bool>(true)
+
+  /// ``open(_:beneath:)`` without `openat2`: each folder opened relative to the last with
+  /// `O_DIRECTORY | O_NOFOLLOW` (a link fails with ELOOP or ENOTDIR), then the file with
+  /// `O_NOFOLLOW`. Internal so that tests can take this path on any kernel.
+  static func walk(_ relativePath: String, beneath folder: Folder, flags: Int32) throws(OpenFailure) -> OpenFile {
+    let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+    // Only plain names: the walk cannot leave the folder, as RESOLVE_BENEATH promises.
+    guard let name = components.last,
+      components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+    else { throw .refused(code: EINVAL) }
+    var current = folder.descriptor
+    defer { if current != folder.descriptor { close(current) } }
+    for component in components.dropLast() {
+      let next = System.retrying {
+        openat(current, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      }
+      guard next >= 0 else { throw OpenFailure(errno) }
+      if current != folder.descriptor { close(current) }
+      current = next
+    }
+    let fd = System.retrying { openat(current, String(name), flags) }
+    guard fd >= 0 else { throw OpenFailure(errno) }
+    return try regularFile(fd)
+  }
+
+  /// Takes `fd` when it is a regular file; closes it otherwise.
+  private static func regularFile(_ fd: Int32) throws(OpenFailure) -> OpenFile {
     var status = stat()
     guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
       close(fd)
-      return nil
+      throw .notARegularFile
     }
     return OpenFile(
       descriptor: fd, size: Int(status.st_size), modifiedSeconds: Int64(status.st_mtim.tv_sec),
@@ -55,6 +109,46 @@ public final class OpenFile: Sendable {
     guard fd >= 0 else { return -1 }
     return fcntl(fd, F_DUPFD_CLOEXEC, 0)
   }
+}
+
+/// Why ``OpenFile/open(_:beneath:)`` opened nothing.
+public enum OpenFailure: Error, Sendable, Equatable {
+  /// Nothing is at the path (ENOENT): a file not made yet, say.
+  case missing
+  /// The path leads through a symlink, or the system refused it; `code` is the `errno`
+  /// (ELOOP or ENOTDIR for a link).
+  case refused(code: Int32)
+  /// What is there is a folder, a FIFO, a device: never served.
+  case notARegularFile
+
+  init(_ code: Int32) {
+    self = code == ENOENT ? .missing : .refused(code: code)
+  }
+
+  /// The `errno` that says it (ENOENT for `.missing`, EINVAL for `.notARegularFile`).
+  public var code: Int32 {
+    switch self {
+    case .missing: return ENOENT
+    case .refused(let code): return code
+    case .notARegularFile: return EINVAL
+    }
+  }
+}
+
+/// A folder held open, that files are opened beneath (``OpenFile/open(_:beneath:)``): named
+/// once, when it is opened, so that what lies below it is reached from this folder and no other.
+public final class Folder: Sendable {
+  let descriptor: Int32
+
+  /// Opens the folder at `path` (a link to a folder is followed here: the path is the
+  /// caller's own choice).
+  public init(path: String) throws(OpenFailure) {
+    let fd = System.retrying { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    guard fd >= 0 else { throw OpenFailure(errno) }
+    descriptor = fd
+  }
+
+  deinit { close(descriptor) }
 }
 
 /// A temporary file holding one uploaded part; removed when the last reference goes

@@ -49,6 +49,7 @@ final class RequestContext: @unchecked Sendable {
   /// What the log says of the response queued.
   var status = 0
   var bytes = 0
+  var logNote: String?
   /// Every upload file of the request, removed when the request is over.
   var uploads: [UploadedFile] = []
 

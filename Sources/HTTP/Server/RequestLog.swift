@@ -7,7 +7,10 @@
 /// with `"aborted":true` likewise. Every byte of the method and the target outside printable
 /// ASCII, the space included, is written as %XX, so that a request cannot forge a line or a
 /// field; JSON escapes `"` and `\` besides. `bytes` counts the body bytes of the response (0
-/// for HEAD, 204, 304); for an aborted request, those the response held.
+/// for HEAD, 204, 304); for an aborted request, those the response held. A response's
+/// ``HTTPResponse/logNote`` (why the server failed) ends the line: text ` failure="…"`, JSON
+/// `"failure":"…"`, its control characters, `"` and `%` as %XX (JSON: as JSON escapes them),
+/// cut after 4 KiB.
 ///
 /// Credentials in the query are written as `REDACTED` (`/?access_token=REDACTED&page=2`): the
 /// value of every parameter named as one in ``credentialParameters``, and every value that
@@ -34,6 +37,7 @@ struct RequestLog: Sendable {
     var bytes: Int
     var nanoseconds: Int64
     var aborted: Bool
+    var note: String? = nil
   }
 
   func write(_ entry: Entry) {
@@ -56,6 +60,11 @@ struct RequestLog: Sendable {
       Self.appendMilliseconds(entry.nanoseconds, decimals: entry.nanoseconds >= 1_000_000 ? 1 : 3, to: &line)
       line.append(contentsOf: "ms".utf8)
       if entry.aborted { line.append(contentsOf: " aborted".utf8) }
+      if let note = entry.note {
+        line.append(contentsOf: #" failure=""#.utf8)
+        Self.appendNote(note, json: false, to: &line)
+        line.append(UInt8(ascii: "\""))
+      }
     case .json:
       line.append(contentsOf: #"{"time":""#.utf8)
       Self.appendTime(clock, to: &line)
@@ -68,6 +77,11 @@ struct RequestLog: Sendable {
       line.append(contentsOf: #"","status":\#(entry.status),"bytes":\#(entry.bytes),"ms":"#.utf8)
       Self.appendMilliseconds(entry.nanoseconds, decimals: 3, to: &line)
       if entry.aborted { line.append(contentsOf: #","aborted":true"#.utf8) }
+      if let note = entry.note {
+        line.append(contentsOf: #","failure":""#.utf8)
+        Self.appendNote(note, json: true, to: &line)
+        line.append(UInt8(ascii: "\""))
+      }
       line.append(UInt8(ascii: "}"))
     case .off:
       return
@@ -166,6 +180,35 @@ struct RequestLog: Sendable {
     line.append(contentsOf: String(units / scale).utf8)
     line.append(UInt8(ascii: "."))
     appendDigits(Int(units % scale), width: decimals, to: &line)
+  }
+
+  /// A note as one field: printable text kept (spaces too), control characters (and `"`, `%`
+  /// in text) as %XX, JSON's escapes for JSON; at most 4 KiB.
+  static func appendNote(_ note: String, json: Bool, to line: inout [UInt8]) {
+    let hex = Array("0123456789ABCDEF".utf8)
+    var written = 0
+    for scalar in note.unicodeScalars {
+      let bytes = Array(String(scalar).utf8)
+      written += bytes.count
+      if written > 4096 {
+        line.append(contentsOf: "...".utf8)
+        return
+      }
+      guard scalar.isASCII, let byte = bytes.first else {
+        line.append(contentsOf: bytes)
+        continue
+      }
+      let control = byte < 0x20 || byte == 0x7F
+      if json && (byte == 0x22 || byte == 0x5C) {
+        line.append(contentsOf: [UInt8(ascii: "\\"), byte])
+      } else if json && control {
+        line.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+      } else if !json && (control || byte == 0x22 || byte == 0x25) {
+        line.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+      } else {
+        line.append(byte)
+      }
+    }
   }
 
   /// `text` with every byte outside printable ASCII, the space included, as %XX; for JSON, `"`

@@ -267,6 +267,7 @@ final class ServerCore: Sendable {
     context.status = response.status
     let bodyless = context.method == "HEAD" || response.status < 200 || response.status == 204 || response.status == 304
     context.bytes = bodyless ? 0 : response.bodyLength
+    context.logNote = response.logNote
     return connection.queue(response, closing: stopping.load(ordering: .relaxed))
   }
 
@@ -301,6 +302,6 @@ final class ServerCore: Sendable {
       RequestLog.Entry(
         remote: context.record?.remoteAddress ?? connection.clientAddress, method: context.method,
         target: context.target, status: status, bytes: context.status != 0 ? context.bytes : 0,
-        nanoseconds: System.monotonicNanoseconds() - context.started, aborted: !cleanly))
+        nanoseconds: System.monotonicNanoseconds() - context.started, aborted: !cleanly, note: context.logNote))
   }
 }

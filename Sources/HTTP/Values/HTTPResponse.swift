@@ -13,6 +13,9 @@ public struct HTTPResponse: Sendable {
   public var status: Int
   public var headers: HTTPHeaders
   public var body: Body
+  /// Said in the request log's line for this request, never sent: why the server failed, in
+  /// words that are not for whoever asked (an SQL statement, a path).
+  public var logNote: String?
 
   public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
     self.status = status

@@ -68,10 +68,12 @@ enum HEIFCodec: FormatDecoder {
         throw .tooManyPixels(
           width: tiles.width, height: tiles.pixels / max(tiles.width, 1), budget: options.pixelBudget)
       }
+      // Before any pixel is decoded: libheif would decode the coded size, not the budgeted one.
+      if let mismatch = boxes.sizeMismatch { throw .corrupt(format, detail: mismatch.detail) }
       let wanted = request(header)
       var source = primary
       var usedPreview = false
-      if wanted.allowsPreview, let minimum = wanted.minimum,
+      if wanted.allowsPreview, boxes.primarySizeConfirmed, let minimum = wanted.minimum,
         let preview = try primary.thumbnails().max(by: { $0.width * $0.height < $1.width * $1.height }),
         usesPreview(width: preview.width, height: preview.height, minimum: minimum),
         showsTheSamePicture(preview, primary)
@@ -84,6 +86,16 @@ enum HEIFCodec: FormatDecoder {
         usedPreview = true
       }
       let image = try source.decode(alpha: source.hasAlpha)
+      let (width, height) = image.size
+      // What the boxes could not tell (an AV1 image's coded size) the decode does: the size
+      // the header reports is what gets recorded, and what `check` must find again.
+      if !usedPreview && (width, height) != (header.width, header.height) {
+        throw .corrupt(
+          format,
+          detail:
+            "the picture's size box (ispe) says \(header.width)×\(header.height) but it decodes to \(width)×\(height)"
+        )
+      }
       let scale = try image.withPlane { first, width, height, stride in
         let scale = usedPreview ? Double(header.width) / Double(width) : 1
         sink.begin(width: width, height: height, layout: image.channels == 4 ? .rgba : .rgb, scale: scale)
@@ -128,6 +140,11 @@ enum HEIFCodec: FormatDecoder {
   }
 
   private static func header(of primary: HEIFImageHandle, format: ImageFormat) throws(ImageError) -> ImageHeader {
+    // libheif takes the size from the ispe box and decodes whatever the coded data holds.
+    guard primary.width > 0, primary.height > 0 else {
+      throw .corrupt(
+        format, detail: "the picture's size box (ispe) says \(primary.width)×\(primary.height), which no picture is")
+    }
     let (color, warnings) = try primary.colorDescription(maximumProfileSize: maximumProfileSize)
     return ImageHeader(
       format: format, width: primary.width, height: primary.height, colorModel: .ycbcr,

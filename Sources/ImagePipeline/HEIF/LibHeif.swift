@@ -198,6 +198,15 @@ final class HEIFImage {
 
   deinit { cheifshims_image_release(image) }
 
+  /// The plane's width and height, as decoded (after the file's transforms). The
+  /// corresponding C functions are `heif_image_get_width` and `heif_image_get_height`.
+  var size: (width: Int, height: Int) {
+    (
+      Int(cheifshims_image_get_width(image, heif_channel_interleaved)),
+      Int(cheifshims_image_get_height(image, heif_channel_interleaved))
+    )
+  }
+
   /// Calls `body` with the plane's first row, its size and its stride; the pointer is valid
   /// only inside `body`. The corresponding C function is `heif_image_get_plane_readonly`.
   func withPlane<T>(

@@ -327,15 +327,19 @@ enum API {
   }
 
   /// `{"error": message}`, with more beside it when given (the failures of an upload).
+  /// A failure of the server's own says only that, its words going to the request log.
   static func error(_ message: String, status: Int, failures: [ImportFailure] = []) -> HTTPResponse {
     struct ErrorJSON: Encodable {
       let error: String
       let failures: [JSONShape.Failure]?
     }
+    let failure = Failure(status, message)
     let value = ErrorJSON(
-      error: message,
+      error: failure.message,
       failures: failures.isEmpty
         ? nil : failures.map { JSONShape.Failure(file: $0.source, error: $0.error.description) })
-    return (try? json(value, status: status)) ?? HTTPResponse(status: status)
+    var response = (try? json(value, status: status)) ?? HTTPResponse(status: status)
+    response.logNote = failure.detail
+    return response
   }
 }

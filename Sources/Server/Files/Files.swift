@@ -23,10 +23,10 @@ enum Files {
       let format = Self.format(ofExtension: String(name[name.index(after: dot)...]))
     else { throw Failure.notFound("no original \(name)") }
     let sha256 = String(name[..<dot])
-    let path =
-      exchange.service.libraryPath + "/"
-      + LibraryLayout.original(sha256: sha256, fileExtension: format.fileExtension)
-    guard let file = OpenFile.open(path) else { throw Failure.notFound("no original \(name)") }
+    let path = LibraryLayout.original(sha256: sha256, fileExtension: format.fileExtension)
+    guard let file = try? OpenFile.open(path, beneath: exchange.service.folder) else {
+      throw Failure.notFound("no original \(name)")
+    }
     var headers = HTTPHeaders()
     headers.set("Cache-Control", immutable)
     let attachment = exchange.head.query["download"] != nil || !HTML.browsersShow(format)
@@ -44,17 +44,23 @@ enum Files {
   @Sendable static func thumbnail(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let name = exchange.capture("name")
     guard let parsed = parseThumbnail(name) else { throw Failure.notFound("no thumbnail \(name)") }
-    let root = exchange.service.libraryPath + "/"
-    var file = OpenFile.open(
-      root + LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension))
-    if file == nil {
+    let folder = exchange.service.folder
+    var file: OpenFile?
+    do {
+      file = try OpenFile.open(
+        LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension),
+        beneath: folder)
+    } catch .missing {
+      // Made again only when nothing is there: a link in the way would have it written elsewhere.
       let made = try exchange.library { (library) throws(CatalogueError) -> String? in
         guard parsed.spec == library.thumbnailSpec.name, try library.storedImage(sha256: parsed.sha256) != nil else {
           return nil
         }
         return try library.thumbnailFile(of: parsed.sha256)
       }
-      if let made, made.hasSuffix("/" + name) { file = OpenFile.open(root + made) }
+      if let made, made.hasSuffix("/" + name) { file = try? OpenFile.open(made, beneath: folder) }
+    } catch {
+      file = nil
     }
     guard let file else { throw Failure.notFound("no thumbnail \(name)") }
     return picture(
@@ -68,15 +74,24 @@ enum Files {
   @Sendable static func display(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let name = exchange.capture("name")
     guard let sha256 = parseDisplay(name) else { throw Failure.notFound("no display picture \(name)") }
-    let root = exchange.service.libraryPath + "/"
-    var found: OpenFile?
-    var path = existingDisplay(sha256, root: root)
-    if path == nil {
-      path = try exchange.library { (library) throws(CatalogueError) in try library.displayRendition(of: sha256) }
+    let folder = exchange.service.folder
+    var found: (file: OpenFile, path: String)?
+    var missing = true
+    for fileExtension in ["jpg", "png"] where found == nil {
+      let path = LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: fileExtension)
+      do {
+        found = (try OpenFile.open(path, beneath: folder), path)
+      } catch {
+        if error != .missing { missing = false }
+      }
     }
-    if let path { found = OpenFile.open(root + path) }
-    guard let file = found, let path else { throw Failure.notFound("no display picture \(name)") }
-    return picture(file, exchange: exchange, format: path.hasSuffix(".png") ? .png : .jpeg, etag: name)
+    // Made only when neither is there: a link in the way would have it written elsewhere.
+    if found == nil && missing {
+      let path = try exchange.library { (library) throws(CatalogueError) in try library.displayRendition(of: sha256) }
+      if let file = try? OpenFile.open(path, beneath: folder) { found = (file, path) }
+    }
+    guard let found else { throw Failure.notFound("no display picture \(name)") }
+    return picture(found.file, exchange: exchange, format: found.path.hasSuffix(".png") ? .png : .jpeg, etag: name)
   }
 
   /// `/assets/<name>`: the style sheet and the script, named by their hash.

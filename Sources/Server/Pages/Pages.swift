@@ -75,6 +75,7 @@ enum Pages {
         #"<p><a href="/">Back to the reviews</a></p>"#,
       ], status: failure.status)
     for (name, value) in failure.headers { response.headers.set(name, value) }
+    response.logNote = failure.detail
     return response
   }
 

@@ -5,17 +5,35 @@ import ImagePipeline
 /// Why a request could not be served: a status and a one-line message, the command line's
 /// words wherever the library said it. The API sends it as `{"error": message}`; a page shows
 /// it.
+///
+/// The server's own failures (500) say only that: what went wrong (an SQL statement, a path in
+/// the library, a bug) is for the request log (``detail``), never for whoever asked.
 struct Failure: Error, Sendable, Equatable {
   var status: Int
   var message: String
   /// Headers the answer carries (`Allow`, `Retry-After`, `WWW-Authenticate`).
   var headers: [String: String] = [:]
+  /// What the request log says of a failure of the server's own: the words `message` would
+  /// have had.
+  var detail: String?
+
+  /// What a failure of the server's own says to the client.
+  static let serverFailed = "the server failed to answer this request; its log says why"
 
   init(_ status: Int, _ message: String, headers: [String: String] = [:]) {
     self.status = status
-    self.message = message
     self.headers = headers
+    if Self.isServersOwn(status) {
+      self.message = Self.serverFailed
+      detail = message
+    } else {
+      self.message = message
+    }
   }
+
+  /// Whether `status` says the server failed (as opposed to a refusal, or 503: busy, which
+  /// says what to do).
+  static func isServersOwn(_ status: Int) -> Bool { status >= 500 && status != 503 }
 
   /// The library's error with the status that says what kind of failure it is.
   init(_ error: CatalogueError) {

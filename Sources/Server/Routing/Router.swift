@@ -55,14 +55,15 @@ struct Route: Sendable {
   /// Whether readers' answers may be kept in the page cache until the library changes.
   let isCacheable: Bool
   /// For an inline route, whether this request has slow work to do after all (a picture to
-  /// make before it can be served), decided from the path alone: it then runs on a worker.
-  let needsWork: (@Sendable (CatalogueService, [String: String]) -> Bool)?
+  /// make before it can be served, a search to answer), decided from its head: it then runs
+  /// on a worker.
+  let needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)?
   let handler: @Sendable (Exchange) throws(Failure) -> HTTPResponse
 
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
     work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false, cacheable: Bool = false,
-    needsWork: (@Sendable (CatalogueService, [String: String]) -> Bool)? = nil,
+    needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)? = nil,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
   ) {
     self.method = method
