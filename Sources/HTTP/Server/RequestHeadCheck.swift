@@ -49,18 +49,38 @@ enum RequestHeadCheck {
   }
 
   /// Why the parsed fields are malformed, or nil: whatever libmicrohttpd's version.
+  ///
+  /// Every request passes here, so a well-formed head costs one pass over its bytes and no
+  /// allocation.
   private static func problem(in headers: HTTPHeaders) -> String? {
+    var hosts = 0
+    var host: String?
     for (name, value) in headers {
       if let problem = nameProblem(name) ?? valueProblem(value, name: name) { return problem }
+      if ASCII.equalsIgnoringCase(name, "Host") {
+        hosts += 1
+        if host == nil { host = value }
+      }
     }
-    let hosts = headers.values("Host")
-    if hosts.count > 1 {
-      return "a request has one Host field, not \(hosts.count) (RFC 9112 section 3.2)"
+    if hosts > 1 {
+      return "a request has one Host field, not \(hosts) (RFC 9112 section 3.2)"
     }
-    if let host = hosts.first, !isHost(Array(ASCII.trimmed(Substring(host)).utf8)) {
-      return "Host \(shown(host)) is not a host name or address with an optional port (RFC 9112 section 3.2)"
+    if var host {
+      let valid = host.withUTF8 { isHost(trimmedWhitespace($0[...])) }
+      if !valid {
+        return "Host \(shown(host)) is not a host name or address with an optional port (RFC 9112 section 3.2)"
+      }
     }
     return nil
+  }
+
+  /// `bytes` without leading and trailing spaces and tabs.
+  private static func trimmedWhitespace(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>>
+  {
+    var bytes = bytes
+    while let first = bytes.first, ASCII.isWhitespace(first) { bytes = bytes.dropFirst() }
+    while let last = bytes.last, ASCII.isWhitespace(last) { bytes = bytes.dropLast() }
+    return bytes
   }
 
   private static let foldMessage =
@@ -70,8 +90,8 @@ enum RequestHeadCheck {
   private static let noNameMessage = "a field line has no name before its colon (RFC 9110 section 5.1)"
 
   private static func nameProblem(_ name: String) -> String? {
-    // Every request passes here: the common case costs no allocation.
-    if !name.isEmpty && name.utf8.allSatisfy(isTokenByte) { return nil }
+    var name = name
+    if name.withUTF8({ !$0.isEmpty && $0.allSatisfy(isTokenByte) }) { return nil }
     let bytes = Array(name.utf8)
     guard let first = bytes.first else { return noNameMessage }
     // libmicrohttpd takes the first field line for one even when it starts with whitespace,
@@ -87,15 +107,13 @@ enum RequestHeadCheck {
   }
 
   private static func valueProblem(_ value: String, name: String) -> String? {
-    for byte in value.utf8 {
-      if byte == 0x0D {
-        return "the value of the field \(shown(name)) holds a bare CR: lines end with CRLF (RFC 9112 section 2.2)"
-      }
-      if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
-        return "the value of the field \(shown(name)) holds a control character (RFC 9110 section 5.5)"
-      }
+    var value = value
+    let control = value.withUTF8 { bytes in bytes.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }
+    guard let control else { return nil }
+    if control == 0x0D {
+      return "the value of the field \(shown(name)) holds a bare CR: lines end with CRLF (RFC 9112 section 2.2)"
     }
-    return nil
+    return "the value of the field \(shown(name)) holds a control character (RFC 9110 section 5.5)"
   }
 
   /// tchar (RFC 9110 section 5.6.2).
@@ -115,8 +133,8 @@ enum RequestHeadCheck {
 
   /// `uri-host [ ":" port ]` (RFC 9112 section 3.2, RFC 3986 section 3.2.2); empty too, which
   /// RFC 9112 allows when the target has no authority.
-  private static func isHost(_ bytes: [UInt8]) -> Bool {
-    var rest = bytes[...]
+  private static func isHost(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+    var rest = bytes
     if rest.first == UInt8(ascii: "[") {
       guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
       guard isIPLiteral(rest[rest.index(after: rest.startIndex)..<close]) else { return false }
@@ -131,7 +149,7 @@ enum RequestHeadCheck {
   }
 
   /// IPv6address or IPvFuture, between the brackets.
-  private static func isIPLiteral(_ bytes: ArraySlice<UInt8>) -> Bool {
+  private static func isIPLiteral(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
     if let first = bytes.first, first | 0x20 == UInt8(ascii: "v") {
       // "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
       let rest = bytes.dropFirst()
@@ -148,7 +166,7 @@ enum RequestHeadCheck {
   }
 
   /// `*( unreserved / pct-encoded / sub-delims )`, which IPv4 addresses and names are.
-  private static func isRegName(_ bytes: ArraySlice<UInt8>) -> Bool {
+  private static func isRegName(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
     var index = bytes.startIndex
     while index < bytes.endIndex {
       let byte = bytes[index]
