@@ -45,11 +45,11 @@ done
 [ "$(nproc --all)" -ge 2 ] || { echo "slow-body-flood.sh: needs two cores (server on one, flood on the other)" >&2; exit 2; }
 case $scratch in /*) ;; *) scratch=$root/$scratch ;; esac
 
-catalogue=${CATALOGUE:-}
-if [ -z "$catalogue" ]; then
-  if [ "$build" = 1 ]; then
-    (cd "$root" && swift build -c release --scratch-path "$scratch" --product catalogue 2>&1 | tail -1)
-  fi
+# shellcheck source=serve/serve.sh
+. "$here/serve/serve.sh"
+if [ "$build" = 1 ] || [ -n "${CATALOGUE:-}" ]; then
+  catalogue=$(SCRATCH_PATH=$scratch catalogue_binary "$root")
+else
   catalogue=$scratch/release/catalogue
 fi
 
@@ -75,15 +75,7 @@ peak() { awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$server/status"; }
 
 failed=0
 for kind in anonymous signed-in; do
-  : >"$work/server.out"
-  taskset -c 0 "$catalogue" --library "$library" serve --port 0 --quiet >"$work/server.out" 2>"$work/server.err" &
-  server=$!
-  for _ in $(seq 300); do
-    grep -q '^Serving ' "$work/server.out" && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/server.err" >&2; exit 1; }
-    sleep 0.1
-  done
-  port=$(sed -n 's|^Serving .* at http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$work/server.out")
+  start_serve "$work/server.out" "$work/server.err" taskset -c 0 "$catalogue" --library "$library" serve --port 0 --quiet
   # Warm: the grid page made and kept, a few requests served.
   for _ in 1 2 3 4 5; do curl -s -o /dev/null "http://127.0.0.1:$port/"; done
   before=$(rss)

@@ -23,13 +23,9 @@ runs=${1:-10}
 uploads=${2:-20}
 tools=$root/Benchmarks/serve
 
-catalogue=${CATALOGUE:-}
-if [ -z "$catalogue" ]; then
-  scratch=${SCRATCH_PATH:-$root/.build}
-  # The build's last line says whether it worked; its status decides.
-  (cd "$root" && swift build -c release --scratch-path "$scratch" --product catalogue 2>&1 | tail -1)
-  catalogue=$scratch/release/catalogue
-fi
+# shellcheck source=../Benchmarks/serve/serve.sh
+. "$root/Benchmarks/serve/serve.sh"
+catalogue=$(catalogue_binary "$root")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/serve-kill.XXXXXX")
 server=
@@ -53,16 +49,8 @@ mkdir -p "$work/uploads"
 
 # Starts the server on the library; sets `server` and `url`.
 start_server() {
-  local log=$1
-  : >"$work/server.out"
-  "$catalogue" --library "$library" serve --port 0 --upload-folder "$work/uploads" >"$work/server.out" 2>"$log" &
-  server=$!
-  for _ in $(seq 300); do
-    grep -q '^Serving ' "$work/server.out" && break
-    kill -0 "$server" 2>/dev/null || { cat "$log" >&2; echo "serve-kill.sh: the server did not start" >&2; exit 1; }
-    sleep 0.1
-  done
-  url=http://127.0.0.1:$(sed -n 's|^Serving .* at http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$work/server.out")
+  start_serve "$work/server.out" "$1" "$catalogue" --library "$library" serve --port 0 --upload-folder "$work/uploads"
+  url=http://127.0.0.1:$port
 }
 
 # Sends the run's pictures at once to a new review; with a delay in milliseconds, kills the

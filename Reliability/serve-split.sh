@@ -22,13 +22,9 @@ rounds=${1:-40}
 writers=${2:-4}
 readers=${3:-4}
 
-catalogue=${CATALOGUE:-}
-if [ -z "$catalogue" ]; then
-  scratch=${SCRATCH_PATH:-$root/.build}
-  # The build's last line says whether it worked; its status decides.
-  (cd "$root" && swift build -c release --scratch-path "$scratch" --product catalogue 2>&1 | tail -1)
-  catalogue=$scratch/release/catalogue
-fi
+# shellcheck source=../Benchmarks/serve/serve.sh
+. "$root/Benchmarks/serve/serve.sh"
+catalogue=$(catalogue_binary "$root")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/serve-split.XXXXXX")
 server=
@@ -49,14 +45,7 @@ cli init "$library" >/dev/null
 cli user add writer --password-stdin <<<"a password for the writer" >/dev/null
 cli user token writer 2>/dev/null | grep '^cat_' >"$work/token"
 
-"$catalogue" --library "$library" serve --port 0 --quiet >"$work/server.out" 2>"$work/server.err" &
-server=$!
-for _ in $(seq 300); do
-  grep -q '^Serving ' "$work/server.out" && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/server.err" >&2; echo "serve-split.sh: the server did not start" >&2; exit 1; }
-  sleep 0.1
-done
-port=$(sed -n 's|^Serving .* at http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$work/server.out")
+start_serve "$work/server.out" "$work/server.err" "$catalogue" --library "$library" serve --port 0 --quiet
 url=http://127.0.0.1:$port
 
 # The load: writers add reviews (each 201's id goes to the log), readers read pages and searches,
