@@ -89,11 +89,10 @@ extension Commands {
     let jobs = try ArgumentParser.integer(arguments, "jobs", in: 1...256, command: "check")
     // A database that cannot be opened is a finding of its own, not a failure to check.
     let outcome: CheckOutcome
-    var opened = true
     do {
-      let library = try context.openLibraryToRead()
-      outcome = try library.checkAndRepair(
-        quick: quick, jobs: jobs, repair: arguments.has("repair"), dryRun: arguments.has("dry-run")
+      outcome = try Library.checkAndRepair(
+        at: context.libraryPath, quick: quick, jobs: jobs, repair: arguments.has("repair"),
+        dryRun: arguments.has("dry-run")
       ) { phase, progress in
         guard let progress else {
           // A repair writes: from here a first Ctrl-C stops it at its next safe point.
@@ -108,12 +107,8 @@ extension Commands {
     } catch CatalogueError.interrupted {
       Terminal.printError("interrupted: the repair stopped part-way; `catalogue check` shows what is left")
       return 128 + (Interruption.signal ?? SIGINT)
-    } catch let error as CatalogueError {
-      // A database that cannot be opened is a finding of its own, not a failure to check.
-      guard let unopenable = CheckReport.unopenable(error, quick: quick) else { throw error }
-      outcome = CheckOutcome(report: unopenable, repair: nil, remaining: nil)
-      opened = false
     }
+    let opened = outcome.report.opened
     let report = outcome.report
     let repair = outcome.repair
     let remaining = outcome.remaining
@@ -158,10 +153,11 @@ extension Commands {
       }
       let left = remaining ?? []
       if left.isEmpty {
-        Terminal.print("Repaired \(count(repair.actions.count, "problem")); the library is healthy now.")
+        Terminal.print(
+          "Repaired \(count(Set(repair.actions.map(\.finding)).count, "problem")); the library is healthy now.")
         return 0
       }
-      Terminal.print("Repaired \(count(repair.actions.count, "problem")); still wrong:")
+      Terminal.print("Repaired \(count(Set(repair.actions.map(\.finding)).count, "problem")); still wrong:")
       for finding in left { Terminal.print("  " + describe(finding)) }
     }
     return healthy ? 0 : 1

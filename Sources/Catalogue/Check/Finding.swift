@@ -65,20 +65,33 @@ public struct CheckReport: Sendable, Equatable {
   public var bytesRead: Int
   public var quick: Bool
   public var findings: [Finding]
+  /// Whether the database could be opened (else its one finding says why, and nothing else
+  /// was checked).
+  public var opened = true
 
   public var isHealthy: Bool { findings.isEmpty }
 
   /// What `check` reports for a library whose database cannot be opened (`error` from
   /// ``Library/init(opening:upgrading:fileStore:)``): a finding with advice, or `nil` when the
   /// error is not about the database.
-  public static func unopenable(_ error: CatalogueError, quick: Bool) -> CheckReport? {
+  /// `headerFixes` says what a repair would set right in the file's header, when that is what
+  /// is wrong with it (``Library/damagedHeader(ofLibraryAt:)``).
+  public static func unopenable(_ error: CatalogueError, quick: Bool, headerFixes: [String]? = nil) -> CheckReport? {
     let finding: Finding
     switch error {
     case .damagedDatabase(let path, let reason):
-      finding = Finding(
-        kind: .databaseCorrupt, target: LibraryLayout.database, problem: "\(path) cannot be read: \(reason)",
-        remedy: "restore catalogue.sqlite from a backup; the originals under originals/ are untouched",
-        repairable: false)
+      if let headerFixes {
+        finding = Finding(
+          kind: .databaseCorrupt, target: LibraryLayout.database,
+          problem: "\(path) cannot be read: its header is damaged (\(headerFixes.joined(separator: ", ")))",
+          remedy: "repair keeps a copy of it in lost+found/ and restores the header; the originals are untouched",
+          repairable: true)
+      } else {
+        finding = Finding(
+          kind: .databaseCorrupt, target: LibraryLayout.database, problem: "\(path) cannot be read: \(reason)",
+          remedy: "restore catalogue.sqlite from a backup; the originals under originals/ are untouched",
+          repairable: false)
+      }
     case .olderSchema(_, let found, let known):
       finding = Finding(
         kind: .schemaVersion, target: LibraryLayout.database, problem: "schema version \(found), expected \(known)",
@@ -91,7 +104,8 @@ public struct CheckReport: Sendable, Equatable {
     default:
       return nil
     }
-    return CheckReport(reviews: 0, images: 0, thumbnails: 0, bytesRead: 0, quick: quick, findings: [finding])
+    return CheckReport(
+      reviews: 0, images: 0, thumbnails: 0, bytesRead: 0, quick: quick, findings: [finding], opened: false)
   }
 }
 

@@ -45,21 +45,48 @@ extension Library {
     quick: Bool = false, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> CheckReport {
     var findings: [Finding] = []
-    // A write transaction, though nothing is written: FTS5's integrity check needs the write
-    // lock, and a read transaction that asks for it while another command writes fails at once
-    // (SQLITE_BUSY) instead of waiting its turn. BEGIN IMMEDIATE waits, within the busy timeout.
-    let (reviewCount, records) = try write(interruptible: false) { () throws(CatalogueError) -> (Int, [ImageRecord]) in
-      findings += try checkDatabase(quick: quick)
-      findings += try checkReviewRecords()
-      let records = try imageRecords()
+    var unread: [String] = []
+    // The write lock, though nothing is written: FTS5's integrity check needs it, and a read
+    // transaction that asks for it while another command writes fails at once (SQLITE_BUSY)
+    // instead of waiting its turn. BEGIN IMMEDIATE waits, within the busy timeout; the end is a
+    // rollback, which a damaged file cannot make fail as it can a commit.
+    let (reviewCount, records, damaged) = try self.records.lockedLook {
+      () throws(CatalogueError) -> (Int, [ImageRecord], Bool) in
+      let (databaseFindings, damaged) = checkDatabase(quick: quick)
+      findings += databaseFindings
+      // Through a damaged database every other look may fail part-way: what fails is said in
+      // the database's finding, and the rest is still looked at.
+      func looking<T>(at what: String, _ empty: T, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+        do {
+          return try body()
+        } catch {
+          guard damaged else { throw error }
+          if case .database(let cause) = error {
+            unread.append("\(what) (\(cause.message))")
+          } else {
+            unread.append("\(what) (\(error))")
+          }
+          return empty
+        }
+      }
+      findings += try looking(at: "the reviews", []) { () throws(CatalogueError) in try checkReviewRecords() }
+      let records = try looking(at: "the image records", []) { () throws(CatalogueError) in try imageRecords() }
       findings += checkImageRecords(records)
-      findings += try checkLinks()
-      findings += try checkReviewers()
-      return (try self.records.reviewCount(), records)
+      findings += try looking(at: "the links", []) { () throws(CatalogueError) in try checkLinks() }
+      findings += try looking(at: "the reviewers", []) { () throws(CatalogueError) in try checkReviewers() }
+      let count = try looking(at: "the number of reviews", 0) { () throws(CatalogueError) in
+        try self.records.reviewCount()
+      }
+      return (count, records, damaged)
+    }
+    if damaged, let index = findings.firstIndex(where: { $0.kind == .databaseCorrupt }) {
+      var note = " Files were not matched against the records, which may be incomplete."
+      if !unread.isEmpty { note = " Could not read " + unread.joined(separator: ", ") + "." + note }
+      findings[index].problem += note
     }
     let verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
     findings += verdicts.flatMap(\.findings)
-    findings += try checkFiles(records)
+    findings += try checkFiles(records, matchingRecords: !damaged)
     return CheckReport(
       reviews: reviewCount, images: records.count, thumbnails: records.count,
       bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings)
@@ -67,52 +94,81 @@ extension Library {
 
   // MARK: The database
 
-  private func checkDatabase(quick: Bool) throws(CatalogueError) -> [Finding] {
+  /// The database's own findings, first of all, and whether its file is damaged (when it is,
+  /// everything else read through it may be incomplete, and repair puts the file right before
+  /// it acts on anything else).
+  private func checkDatabase(quick: Bool) -> (findings: [Finding], damaged: Bool) {
     var findings: [Finding] = []
+    let damage = records.damage(quick: quick)
     // integrity_check also reports rows that break CHECK and NOT NULL constraints: those are
     // the record checks' to report, as invalid records, not a damaged file.
-    let integrity = try records.integrityProblems(quick: quick).filter {
+    let problems = damage.problems.filter {
       !$0.hasPrefix("CHECK constraint failed") && !$0.hasPrefix("NULL value in")
     }
-    if !integrity.isEmpty {
+    if !problems.isEmpty {
+      let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; …" : "")
       findings.append(
         Finding(
           kind: .databaseCorrupt, target: LibraryLayout.database,
-          problem: "SQLite's integrity check fails: " + integrity.prefix(3).joined(separator: "; "),
-          remedy: "restore catalogue.sqlite from a backup; `catalogue export --all` saves what still reads",
-          repairable: false))
-    }
-    let violations = try records.foreignKeyViolations().map { ($0.table, $0.parent) }
-    for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
-      let access = Self.accessTables.contains { table.hasPrefix($0 + " ") }
-      let addresses = table.hasPrefix("sign_in_addresses ")
-      findings.append(
-        Finding(
-          kind: .foreignKeyViolation, target: table,
-          problem: access
-            ? "\(addresses ? "sign-in addresses" : "sessions or tokens") belong to reviewers that do not exist (\(table))"
-            : "links point at records that do not exist (\(table))",
-          remedy: access
-            ? "repair deletes those \(addresses ? "addresses" : "sessions and tokens")"
-            : "repair removes the broken links",
+          problem: "the database file is damaged (SQLite's integrity check: \(shown)).",
+          remedy:
+            "repair keeps a copy of it in lost+found/, then rebuilds its indexes, or the whole database "
+            + "from what still reads (stop `catalogue serve` first); or restore catalogue.sqlite from a backup",
           repairable: true))
     }
-    let version = try records.schemaVersion()
-    if version != Schema.current {
-      findings.append(
-        Finding(
-          kind: .schemaVersion, target: LibraryLayout.database,
-          problem: "schema version \(version), expected \(Schema.current)",
-          remedy: "open the library with a catalogue that knows schema \(version)", repairable: false))
-    }
-    if !(try searchIndexInStep()) {
+    if let searchIndex = damage.searchIndex {
       findings.append(
         Finding(
           kind: .searchIndexOutOfStep, target: "reviews_fts",
-          problem: "the full-text index does not match the reviews",
+          problem: "the full-text index is damaged (\(searchIndex))",
           remedy: "repair rebuilds the index from the reviews", repairable: true))
     }
-    return findings
+    guard problems.isEmpty else { return (findings, true) }
+    do {
+      let violations = try records.foreignKeyViolations().map { ($0.table, $0.parent) }
+      for table in Set(violations.map { "\($0.0) → \($0.1)" }).sorted() {
+        let access = Self.accessTables.contains { table.hasPrefix($0 + " ") }
+        let addresses = table.hasPrefix("sign_in_addresses ")
+        findings.append(
+          Finding(
+            kind: .foreignKeyViolation, target: table,
+            problem: access
+              ? "\(addresses ? "sign-in addresses" : "sessions or tokens") belong to reviewers that do not exist (\(table))"
+              : "links point at records that do not exist (\(table))",
+            remedy: access
+              ? "repair deletes those \(addresses ? "addresses" : "sessions and tokens")"
+              : "repair records the pictures again from their originals where they are in the store, "
+                + "and removes the links that are still broken",
+            repairable: true))
+      }
+      let version = try records.schemaVersion()
+      if version != Schema.current {
+        findings.append(
+          Finding(
+            kind: .schemaVersion, target: LibraryLayout.database,
+            problem: "schema version \(version), expected \(Schema.current)",
+            remedy: "open the library with a catalogue that knows schema \(version)", repairable: false))
+      }
+      if damage.searchIndex == nil, !(try searchIndexInStep()) {
+        findings.append(
+          Finding(
+            kind: .searchIndexOutOfStep, target: "reviews_fts",
+            problem: "the full-text index does not match the reviews",
+            remedy: "repair rebuilds the index from the reviews", repairable: true))
+      }
+    } catch {
+      // The integrity check passed but the file still fails to read: damaged all the same.
+      findings.append(
+        Finding(
+          kind: .databaseCorrupt, target: LibraryLayout.database,
+          problem: "the database file cannot be read whole (\(error)).",
+          remedy:
+            "repair keeps a copy of it in lost+found/, then rebuilds it from what still reads "
+            + "(stop `catalogue serve` first); or restore catalogue.sqlite from a backup",
+          repairable: true))
+      return (findings, true)
+    }
+    return (findings, false)
   }
 
   /// Whether the full-text index matches the reviews it indexes.
@@ -393,8 +449,10 @@ extension Library {
     }
   }
 
-  /// Files that do not belong: unreferenced, temporary, or unknown.
-  private func checkFiles(_ records: [ImageRecord]) throws(CatalogueError) -> [Finding] {
+  /// Files that do not belong: unreferenced, temporary, or unknown. Without
+  /// `matchingRecords` (the records may be incomplete: a damaged database) no file in the
+  /// stores is called unreferenced.
+  private func checkFiles(_ records: [ImageRecord], matchingRecords: Bool) throws(CatalogueError) -> [Finding] {
     let (originals, thumbnails) = referencedFiles(records)
     var findings: [Finding] = []
     for folder in [LibraryLayout.originals, LibraryLayout.thumbnails] {
@@ -406,7 +464,7 @@ extension Library {
         findings.append(finding)
         continue
       }
-      guard !originals.contains(file) && !thumbnails.contains(file) else { continue }
+      guard matchingRecords && !originals.contains(file) && !thumbnails.contains(file) else { continue }
       if Self.isTemporary(file) {
         findings.append(
           Finding(

@@ -29,6 +29,36 @@ public enum CheckPhase: Sendable {
 }
 
 extension Library {
+  /// The check command's policy for the library at `path`, opened to read: a database that
+  /// cannot be opened is a finding of its own (not a failure to check); when it is its header
+  /// that is damaged and a repair is asked for, the header is restored first, and the library
+  /// then checked and repaired as usual. See ``checkAndRepair(quick:jobs:repair:dryRun:now:progress:)``.
+  public static func checkAndRepair(
+    at path: String, quick: Bool = false, jobs: Int? = nil, repair: Bool, dryRun: Bool = false, now: Date = Date(),
+    progress: (@Sendable (CheckPhase, ImportProgress?) -> Void)? = nil
+  ) throws(CatalogueError) -> CheckOutcome {
+    let library: Library
+    do {
+      library = try Library(opening: path, upgrading: false)
+    } catch {
+      let headerFixes = damagedHeader(ofLibraryAt: path)
+      guard let report = CheckReport.unopenable(error, quick: quick, headerFixes: headerFixes) else { throw error }
+      guard repair, headerFixes != nil, let finding = report.findings.first,
+        let actions = try repairDatabaseHeader(at: path, dryRun: dryRun, now: now)
+      else { return CheckOutcome(report: report) }
+      var done = RepairReport(
+        dryRun: dryRun, actions: actions.map { RepairReport.Action(finding: finding, action: $0) }, unrepaired: [])
+      if dryRun { return CheckOutcome(report: report, repair: done) }
+      let inner = try Library(opening: path, upgrading: false).checkAndRepair(
+        quick: quick, jobs: jobs, repair: true, now: now, progress: progress)
+      done.actions += inner.repair?.actions ?? []
+      done.unrepaired = inner.repair?.unrepaired ?? []
+      return CheckOutcome(report: report, repair: done, remaining: inner.remaining ?? inner.report.findings)
+    }
+    return try library.checkAndRepair(
+      quick: quick, jobs: jobs, repair: repair, dryRun: dryRun, now: now, progress: progress)
+  }
+
   /// The check command's policy: check; when asked to repair and something is wrong, repair
   /// (or with `dryRun`, say what a repair would do); after a real repair, check again, so that
   /// the outcome says what is still wrong. `progress` hears each phase as it starts (nil) and
@@ -42,11 +72,27 @@ extension Library {
     var outcome = CheckOutcome(report: report, repair: nil, remaining: nil)
     guard repair && !report.isHealthy else { return outcome }
     progress?(.repairing, nil)
-    let done = try self.repair(report, dryRun: dryRun, now: now)
-    outcome.repair = done
-    guard !dryRun else { return outcome }
+    var done = try self.repair(report, dryRun: dryRun, now: now)
+    guard !dryRun else {
+      outcome.repair = done
+      return outcome
+    }
     progress?(.checkingAgain, nil)
-    outcome.remaining = try check(quick: quick, jobs: jobs) { progress?(.checkingAgain, $0) }.findings
+    var again = try check(quick: quick, jobs: jobs) { progress?(.checkingAgain, $0) }
+    // A damaged database is repaired alone (everything else was seen through it): what the
+    // check of the repaired database finds is repaired now, and checked once more.
+    if report.findings.contains(where: { $0.kind == .databaseCorrupt }) && !again.isHealthy
+      && !again.findings.contains(where: { $0.kind == .databaseCorrupt })
+    {
+      progress?(.repairing, nil)
+      let more = try self.repair(again, dryRun: false, now: now)
+      done.actions += more.actions
+      done.unrepaired = more.unrepaired
+      progress?(.checkingAgain, nil)
+      again = try check(quick: quick, jobs: jobs) { progress?(.checkingAgain, $0) }
+    }
+    outcome.repair = done
+    outcome.remaining = again.findings
     return outcome
   }
   /// Puts right what `report` found that can be put right from what is in the library:
@@ -69,13 +115,31 @@ extension Library {
     let byKind = Dictionary(grouping: report.findings, by: \.kind)
     result.unrepaired = report.findings.filter { !$0.repairable }
 
+    // A damaged database file first, and alone: every other finding came through it, so none
+    // is acted on (a "missing" record may only be unreadable); the check after this repair
+    // looks again through the repaired file.
+    if let damaged = byKind[.databaseCorrupt]?.first(where: \.repairable) {
+      for action in try repairDatabase(dryRun: dryRun, now: now) { did(damaged, action) }
+      result.unrepaired = []
+      return result
+    }
+
     // The database: the search index and broken links.
     for finding in byKind[.searchIndexOutOfStep] ?? [] {
-      guard !(try searchIndexInStep()) else { continue }
-      if !dryRun {
-        try write { () throws(CatalogueError) in try self.records.rebuildSearchIndex() }
+      if records.damage(quick: true).searchIndex == nil, try searchIndexInStep() { continue }
+      if dryRun {
+        did(finding, "would rebuild the full-text index from the reviews")
+        continue
       }
-      did(finding, "rebuilt the full-text index from the reviews")
+      do {
+        try write { () throws(CatalogueError) in try self.records.rebuildSearchIndex() }
+        did(finding, "rebuilt the full-text index from the reviews")
+      } catch {
+        // Too damaged to be rebuilt where it is (its configuration unreadable, say): the
+        // database is rebuilt around it.
+        if case .database(let cause) = error, cause.isBusy { throw error }
+        for action in try repairDatabase(dryRun: false, now: now) { did(finding, action) }
+      }
     }
     for finding in byKind[.foreignKeyViolation] ?? []
     where Self.accessTables.contains(where: { finding.target.hasPrefix($0 + " ") }) {
@@ -89,6 +153,11 @@ extension Library {
     }
     for finding in byKind[.foreignKeyViolation] ?? []
     where !Self.accessTables.contains(where: { finding.target.hasPrefix($0 + " ") }) {
+      // A link to a picture whose record is gone (a damaged page) while its original is still
+      // in the store: the record is made again from the original, and the link kept.
+      for restored in try restoreImageRecords(dryRun: dryRun) {
+        did(finding, (dryRun ? "would record " : "recorded ") + "\(restored) again from its original")
+      }
       let removed = try write { () throws(CatalogueError) -> Int in
         let broken = try self.records.removeBrokenLinks(dryRun: dryRun)
         if !dryRun {
@@ -198,6 +267,33 @@ extension Library {
       }
     }
     return result
+  }
+
+  /// Makes again, from the originals in the store, the records of pictures that reviews link
+  /// to but that have none; the originals' paths. An original that is missing, damaged or
+  /// does not decode is left for the broken link's own repair.
+  private func restoreImageRecords(dryRun: Bool) throws(CatalogueError) -> [String] {
+    let missing = try read { () throws(CatalogueError) in try records.linkedImagesWithoutRecords() }
+    guard !missing.isEmpty else { return [] }
+    let lock = try LibraryLock(folder: path, mode: .shared)
+    defer { withExtendedLifetime(lock) {} }
+    var restored: [String] = []
+    for sha256 in missing where SHA256.isDigest(sha256) {
+      let candidates = ImageFormat.allCases.filter(\.isSupported).map {
+        LibraryLayout.original(sha256: sha256, fileExtension: $0.fileExtension)
+      }
+      guard let original = candidates.first(where: { files.size(of: $0) != nil }),
+        let bytes = try? files.read(original), SHA256.hex(bytes) == sha256,
+        let prepared = try? PreparedImage.make(
+          bytes: bytes, sha256: sha256, source: original, spec: thumbnailSpec, options: decodeOptions)
+      else { continue }
+      if !dryRun {
+        let stored = try store(prepared)
+        try write { () throws(CatalogueError) in try insertImageRecord(stored) }
+      }
+      restored.append(original)
+    }
+    return restored
   }
 
   /// Numbers a review's images 1, 2, … in their order, keeping the cover (or making the first

@@ -14,6 +14,11 @@ public enum DateText {
       + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)).\(millis)Z"
   }
 
+  /// `date` as a folder's name: the stored form with dashes for colons (`lost+found/<stamp>/`).
+  static func fileStamp(_ date: Date) -> String {
+    format(date).replacingOccurrences(of: ":", with: "-")
+  }
+
   /// The date `text` stands for, or `nil` when it is not in the stored form (seconds, with or
   /// without milliseconds, and a `Z`).
   public static func parse(_ text: String) -> Date? {

@@ -40,7 +40,7 @@ extension Library {
     defer { withExtendedLifetime(lock) {} }
     return try write(interruptible: false) { () throws(CatalogueError) -> [SweptFile] in
       let (originals, thumbnails) = try referencedFiles()
-      let stamp = DateText.format(now).replacingOccurrences(of: ":", with: "-")
+      let stamp = DateText.fileStamp(now)
       var swept: [SweptFile] = []
       var looked = candidates ?? []
       if candidates == nil { looked = try storedFiles() }

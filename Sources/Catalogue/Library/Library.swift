@@ -76,8 +76,13 @@ public final class Library {
       throw .notALibrary(path: path)
     }
     let file = "\(path)/\(LibraryLayout.database)"
-    let database = try SQLiteRecords.connect(
-      path: file, create: false, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+    let database: Database
+    do {
+      database = try SQLiteRecords.connect(
+        path: file, create: false, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+    } catch {
+      throw Self.damaged(error, file: file)
+    }
     var found = 0
     do throws(CatalogueError) {
       found = try Schema.version(of: database)

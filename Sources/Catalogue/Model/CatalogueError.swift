@@ -161,6 +161,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       if error.isBusy {
         return "the library is busy: another catalogue command held it too long (\(error.message)); try again"
       }
+      if error.isDamage {
+        return "the library's database is damaged (\(error.message)): `catalogue check` says what is wrong, "
+          + "and `catalogue check --repair` repairs it (keeping a copy of the damaged file)"
+      }
       return "\(error)"
     case .badSetting(let key, let value):
       return "library setting \(key) holds \(value), which this build cannot use"

@@ -7,9 +7,24 @@ import ImagePipeline
 /// stored (``ReviewRow``, ``SummaryRow``, ``ImageRow``), and the library reads them through
 /// ``RecordValue``, which reports a damaged record instead of guessing.
 protocol RecordStore: AnyObject {
+  // The store itself: how damaged, and its repairs (see SQLiteRecovery.swift).
+  /// What the store's own check finds; never fails on damage.
+  func damage(quick: Bool) -> DatabaseDamage
+  /// Rebuilds the indexes from the tables; whether the store is whole afterwards (nothing
+  /// changes when it is not).
+  func rebuildIndexes() throws(CatalogueError) -> Bool
+  /// Rebuilds the store from every row that reads, through a new file at `path`.
+  func rebuild(into path: String) throws(CatalogueError) -> RecoveryReport
+  /// Copies the store's files, byte for byte as they are, into the folder at `path` (made
+  /// already); within a write transaction.
+  func keepCopy(in path: String) throws(CatalogueError)
+
   // Transactions: all of the body or none; a write waits its turn.
   func writeTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T
   func readTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T
+  /// Runs `body` holding the write lock, and undoes anything at the end: a look that needs the
+  /// lock and writes nothing.
+  func lockedLook<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T
   /// The version of the records' schema.
   func schemaVersion() throws(CatalogueError) -> Int
 
@@ -58,6 +73,8 @@ protocol RecordStore: AnyObject {
   func imageRecords() throws(CatalogueError) -> [ImageRecord]
   func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool)]
   func removeBrokenLinks(dryRun: Bool) throws(CatalogueError) -> [(review: String, position: Int)]
+  /// The pictures reviews link to that have no image record.
+  func linkedImagesWithoutRecords() throws(CatalogueError) -> [String]
 
   // Reviewers, their sessions and tokens
   /// Inserts a reviewer; `false` when the name is taken (in any case).

@@ -75,6 +75,10 @@ final class SQLiteRecords: RecordStore {
     try database.readTransaction(body)
   }
 
+  func lockedLook<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    try database.lockedLook(body)
+  }
+
   func schemaVersion() throws(CatalogueError) -> Int { try Schema.version(of: database) }
 
   // MARK: Settings
@@ -464,6 +468,14 @@ final class SQLiteRecords: RecordStore {
       }
       if !dryRun { try database.run("DELETE FROM review_images WHERE \(condition)") }
       return broken
+    }
+  }
+
+  func linkedImagesWithoutRecords() throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT DISTINCT image FROM review_images WHERE image NOT IN (SELECT sha256 FROM images) ORDER BY image"
+      ) { $0.text(0) }
     }
   }
 

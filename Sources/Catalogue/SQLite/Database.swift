@@ -1,7 +1,7 @@
 import CSQLite3
 
 /// A value bound to or read from a statement.
-enum SQLValue: Equatable {
+enum SQLValue: Hashable {
   case null
   case integer(Int64)
   case real(Double)
@@ -83,6 +83,70 @@ final class Database {
       }
     }
     return (Int(size), head)
+  }
+
+  /// Which of the connection's files: the database itself, or its write-ahead log.
+  enum OwnFile {
+    case database, log
+  }
+
+  /// Hands the bytes of one of the connection's files to `body`, a chunk at a time, read through
+  /// the file SQLite opened (see ``fileHeader(count:)`` for why never through one of ours):
+  /// the raw bytes, damaged pages and all, as a copy kept aside before a repair needs them.
+  /// Nothing for a log that is not open. The caller holds the write lock, so that no commit
+  /// lands half-way. The corresponding C calls are `sqlite3_file_control` with
+  /// `SQLITE_FCNTL_FILE_POINTER` or `SQLITE_FCNTL_JOURNAL_POINTER`, then the file's `xFileSize`
+  /// and `xRead`.
+  func readOwnFile(_ file: OwnFile, _ body: (UnsafeRawBufferPointer) throws(CatalogueError) -> Void)
+    throws(CatalogueError)
+  {
+    var pointer: UnsafeMutablePointer<sqlite3_file>?
+    let operation = file == .database ? SQLITE_FCNTL_FILE_POINTER : SQLITE_FCNTL_JOURNAL_POINTER
+    do {
+      try check(sqlite3_file_control(handle, "main", operation, &pointer))
+    } catch {
+      throw .database(error)
+    }
+    guard let opened = pointer, let methods = opened.pointee.pMethods, let fileSize = methods.pointee.xFileSize,
+      let read = methods.pointee.xRead
+    else { return }
+    var size: sqlite3_int64 = 0
+    do {
+      try check(fileSize(opened, &size))
+    } catch {
+      throw .database(error)
+    }
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: sqlite3_int64 = 0
+    while offset < size {
+      let count = Int(min(sqlite3_int64(chunk.count), size - offset))
+      let status = chunk.withUnsafeMutableBytes { read(opened, $0.baseAddress, Int32(count), offset) }
+      // A short read fills the rest with zeros: the copy is as long as the file said.
+      // SQLITE_IOERR_SHORT_READ, a composite macro.
+      guard status == SQLITE_OK || status == SQLITE_IOERR | (2 << 8) else {
+        throw .database(DatabaseError(code: status, message: String(cString: sqlite3_errstr(status))))
+      }
+      try chunk.withUnsafeBufferPointer { (bytes) throws(CatalogueError) in
+        try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<count])))
+      }
+      offset += sqlite3_int64(count)
+    }
+  }
+
+  /// Replaces every page of this database with the pages of `source`, as one transaction other
+  /// connections see whole: how a database rebuilt elsewhere takes the place of a damaged one
+  /// without its file being swapped under a process that has it open. The corresponding C
+  /// functions are `sqlite3_backup_init`, `sqlite3_backup_step` and `sqlite3_backup_finish`.
+  func replaceContents(with source: Database) throws(DatabaseError) {
+    guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+      throw DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    }
+    let stepped = sqlite3_backup_step(backup, -1)
+    let finished = sqlite3_backup_finish(backup)
+    guard stepped == SQLITE_DONE else {
+      throw DatabaseError(code: stepped, message: String(cString: sqlite3_errstr(stepped)))
+    }
+    try check(finished)
   }
 
   /// Converts a C status into a thrown error.
@@ -215,6 +279,21 @@ final class Database {
       try? execute("ROLLBACK")
       throw error
     }
+  }
+
+  /// Runs `body` holding the write lock (`BEGIN IMMEDIATE`, waiting its turn within the busy
+  /// timeout) and rolls back at the end: for a look that writes nothing but needs the lock
+  /// (FTS5's integrity check), and that must end cleanly even when a damaged file makes a
+  /// COMMIT fail.
+  func lockedLook<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    guard transaction == nil else { return try body() }
+    do { try execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+    transaction = .write
+    defer {
+      transaction = nil
+      try? execute("ROLLBACK")
+    }
+    return try body()
   }
 
   /// Runs `body` in a read transaction, so that everything it reads is one snapshot. Inside

@@ -22,6 +22,12 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
   /// The statement was stopped: past the steps ``Database/limitingSteps(to:_:)`` allowed.
   public var isInterrupted: Bool { primaryCode == 9 }  // SQLITE_INTERRUPT
 
+  /// The database file is damaged: SQLITE_CORRUPT, SQLITE_NOTADB, or a virtual table (the
+  /// search index) whose stored settings cannot be read.
+  public var isDamage: Bool {
+    primaryCode == 11 || primaryCode == 26 || message.hasPrefix("vtable constructor failed")
+  }
+
   /// A constraint (CHECK, UNIQUE, FOREIGN KEY, NOT NULL) refused the change.
   public var isConstraintViolation: Bool { primaryCode == 19 }  // SQLITE_CONSTRAINT
 

@@ -203,6 +203,40 @@ struct FileDescriptor: Sendable {
     return bytes
   }
 
+  /// Up to `count` bytes from `offset`, fewer only at the end of the file; the position of the
+  /// descriptor is left as it was. The corresponding C function is `pread`.
+  func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
+    var failure: Errno?
+    let bytes = [UInt8](unsafeUninitializedCapacity: max(count, 0)) { buffer, initialized in
+      while initialized < count {
+        let got = valueOrErrno {
+          pread(rawValue, buffer.baseAddress! + initialized, count - initialized, off_t(offset + initialized))
+        }
+        switch got {
+        case .success(let got):
+          if got == 0 { return }
+          initialized += got
+        case .failure(let error):
+          failure = error
+          return
+        }
+      }
+    }
+    if let failure { throw failure }
+    return bytes
+  }
+
+  /// Writes all of `bytes` at `offset`, leaving the position of the descriptor as it was. The
+  /// corresponding C function is `pwrite`.
+  func write(all bytes: [UInt8], at offset: Int) throws(Errno) {
+    var done = 0
+    while done < bytes.count {
+      done += try bytes.withUnsafeBytes { buffer in
+        valueOrErrno { pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
+      }.get()
+    }
+  }
+
   /// Writes all of `bytes`, retrying short writes. The corresponding C function is `write`.
   func write(all bytes: UnsafeRawBufferPointer) throws(Errno) {
     var done = 0
