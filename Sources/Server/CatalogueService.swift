@@ -41,6 +41,9 @@ public final class CatalogueService: HTTPService {
 
   /// The library folder.
   public var libraryPath: String { pool.path }
+  /// Why the library could be opened only to read (a read-only or full disk), when it could:
+  /// the server then serves readers only, and refuses every write and sign-in at once.
+  public var readOnlyReason: ReadOnlyReason? { pool.readOnlyReason }
   /// The library folder held open: pictures are opened beneath it, through no symlink.
   let folder: Folder
 
@@ -72,6 +75,11 @@ public final class CatalogueService: HTTPService {
     case .notFound, .methodNotAllowed:
       // Answered at once, whatever body came with it.
       return .respond(respond(to: HTTPRequest(head: head, body: [], parts: [])))
+    }
+    // A library that can only be read: readers are served; whatever writes (signing in
+    // included, and the reviewers' forms) is refused before a byte of its body is read.
+    if let reason = readOnlyReason, route.writes {
+      return .respond(answer(Failure.readOnly(reason), route: route, head: head, identity: nil))
     }
     let hasCredentials = Self.credentials(in: head) != nil
     // An upload from someone who cannot write is refused before a byte of it is read.
@@ -248,7 +256,8 @@ public final class CatalogueService: HTTPService {
   /// refused outright (a script should hear that its token is wrong); a session cookie that
   /// names no live session is just a reader.
   func authenticate(_ head: HTTPRequestHead) throws(Failure) -> Identity? {
-    guard let credentials = Self.credentials(in: head) else { return nil }
+    // No one is signed in to a library that can only be read (a session's use is a write).
+    guard readOnlyReason == nil, let credentials = Self.credentials(in: head) else { return nil }
     switch credentials {
     case .bearer(let token):
       let reviewer = try library(author: nil) { (library) throws(CatalogueError) in

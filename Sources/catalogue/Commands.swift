@@ -10,13 +10,22 @@ struct Context: Sendable {
   let libraryPath: String
   let json: Bool
 
-  /// Opens the library for a command that writes: an older schema is brought up to date.
-  func openLibrary() throws(CatalogueError) -> Library { try Library(opening: libraryPath) }
+  /// Opens the library for a command that writes: an older schema is brought up to date; a
+  /// library that can only be read (a read-only or full disk) is refused before anything is
+  /// done.
+  func openLibrary() throws(CatalogueError) -> Library {
+    let library = try Library(opening: libraryPath)
+    try library.requireWritable()
+    return library
+  }
 
   /// Opens the library for a command that only reads: nothing is written, an older schema is
-  /// refused with advice.
+  /// refused with advice. What the user should know of how it was opened goes to standard
+  /// error.
   func openLibraryToRead() throws(CatalogueError) -> Library {
-    try Library(opening: libraryPath, upgrading: false)
+    let library = try Library(opening: libraryPath, upgrading: false)
+    if let note = library.openingNote { Terminal.printError("note: \(note)") }
+    return library
   }
 }
 

@@ -48,6 +48,12 @@ extension Commands {
     @NullWhenMissing var remaining: [FindingJSON]?
   }
 
+  /// `check --json` when the check itself could not be done.
+  struct CheckFailureJSON: Encodable {
+    let healthy: Bool
+    let error: String
+  }
+
   static func count(_ number: Int, _ noun: String) -> String {
     let formatter = NumberFormatter()
     formatter.numberStyle = .decimal
@@ -107,6 +113,12 @@ extension Commands {
     } catch CatalogueError.interrupted {
       Terminal.printError("interrupted: the repair stopped part-way; `catalogue check` shows what is left")
       return 128 + (Interruption.signal ?? SIGINT)
+    } catch let error as CatalogueError where context.json {
+      // A script reading --json gets JSON whatever happens: what stopped the check, as its error.
+      let message = error.saidOfLibrary(context.libraryPath).description
+      try Terminal.print(JSONShape.encode(CheckFailureJSON(healthy: false, error: message)))
+      Terminal.printError("error: \(message)")
+      return error.isAboutTheCommandLine ? 2 : 1
     }
     let opened = outcome.report.opened
     let report = outcome.report

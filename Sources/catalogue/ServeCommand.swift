@@ -82,8 +82,9 @@ extension Commands {
     // A library that cannot be opened, an address taken: one line, exit status 1, and the
     // upload folder goes again (the next server would take it for a killed one's).
     let server: HTTPServer
+    let service: CatalogueService
     do {
-      let service = try CatalogueService(libraryPath: context.libraryPath, options: options)
+      service = try CatalogueService(libraryPath: context.libraryPath, options: options)
       server = try HTTPServer(configuration: configuration, service: service)
     } catch {
       uploads.remove()
@@ -91,6 +92,11 @@ extension Commands {
     }
     let shown = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
     Terminal.print("Serving \(context.libraryPath) at http://\(shown):\(server.port)/ (Ctrl-C stops)")
+    if let reason = service.readOnlyReason {
+      let why = CatalogueError.readOnlyLibrary(path: context.libraryPath, reason: reason).description
+      Terminal.printError(
+        "note: \(why.replacingOccurrences(of: " (nothing was changed)", with: "")); serving readers only")
+    }
     Signals.onFirstSignal { number in
       let name = number == SIGINT ? "Ctrl-C" : "SIGTERM"
       _ = Terminal.write(

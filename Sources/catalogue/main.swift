@@ -74,6 +74,7 @@ func run(_ words: [String]) -> Int32 {
     Terminal.printError("error: no command \(name); `catalogue --help` lists them")
     return 2
   }
+  var libraryPath = "Library"
   do {
     let arguments = try ArgumentParser.parse(leading + Array(words), spec: command.spec)
     if arguments.has("help") {
@@ -82,8 +83,8 @@ func run(_ words: [String]) -> Int32 {
     }
     if Signals.cleanStopCommands.contains(command.spec.name) { Signals.stopCleanly() }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
-    let library = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
-    return try command.run(Context(arguments: arguments, libraryPath: library, json: arguments.has("json")))
+    libraryPath = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
+    return try command.run(Context(arguments: arguments, libraryPath: libraryPath, json: arguments.has("json")))
   } catch let error as UsageError {
     let hint = error.command.map { "; see `catalogue \($0) --help`" } ?? ""
     Terminal.printError("error: \(error.message)\(hint)")
@@ -92,7 +93,8 @@ func run(_ words: [String]) -> Int32 {
     Terminal.printError("\(CatalogueError.interrupted)")
     return 128 + (Interruption.signal ?? SIGINT)
   } catch let error as CatalogueError {
-    Terminal.printError("error: \(error)")
+    // A full or read-only disk met part-way is said of the library, as when it was opened.
+    Terminal.printError("error: \(error.saidOfLibrary(libraryPath))")
     return error.isAboutTheCommandLine ? 2 : 1
   } catch {
     Terminal.printError("error: \(error)")

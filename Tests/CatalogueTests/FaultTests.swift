@@ -113,8 +113,16 @@ struct FaultTests {
   @Test func diskFullIsAClearError() {
     let error = CatalogueError.io(operation: .write, path: "/lib/originals/ab/x.jpg", code: ENOSPC)
     #expect(error.description == "cannot write /lib/originals/ab/x.jpg: No space left on device")
+    // Said of the library, where the command line and the server name it.
+    #expect(
+      error.saidOfLibrary("/lib").description
+        == "the disk holding /lib is full: free some space and try again (nothing was changed)")
     let denied = CatalogueError.io(operation: .create, path: "/lib/originals/ab/.tmp-x", code: EACCES)
-    #expect(denied.description == "cannot create /lib/originals/ab/.tmp-x: Permission denied")
+    #expect(
+      denied.description
+        == "cannot create /lib/originals/ab/.tmp-x: the folder /lib/originals/ab may not be written by you "
+        + "(another user's, or its permissions say so); nothing was changed")
+    #expect(denied.saidOfLibrary("/lib") == denied)
   }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 
 /// A fresh temporary folder per test, removed with everything in it afterwards.
 public final class TemporaryFolder: @unchecked Sendable {
@@ -45,4 +46,60 @@ public func fileSnapshot(_ folder: String) throws -> [String: Data] {
     result[relative] = try Data(contentsOf: URL(fileURLWithPath: full))
   }
   return result
+}
+
+/// Mounts made for a test (tmpfs, read-only binds), unmounted when it ends. Needs root, as
+/// CI and this project's machines run the tests.
+public final class Mounts {
+  private var points: [String] = []
+
+  public static let available: Bool = {
+    guard getuid() == 0 else { return false }
+    let folder = TemporaryFolder()
+    let mounts = Mounts()
+    defer { mounts.unmountAll() }
+    return (try? mounts.tmpfs(at: folder.file("probe"), size: "1m")) != nil
+  }()
+
+  func run(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(
+      fileURLWithPath: arguments[0].hasPrefix("/") ? arguments[0] : "/usr/bin/" + arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw MountFailure(description: "\(arguments.joined(separator: " ")) failed")
+    }
+  }
+
+  /// A tmpfs of `size` (and `inodes` at most) at `path`.
+  public func tmpfs(at path: String, size: String, inodes: Int? = nil) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let options = "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+    try run(["/bin/mount", "-t", "tmpfs", "-o", options, "tmpfs", path])
+    points.append(path)
+  }
+
+  /// `source` seen read-only at `path`.
+  public func readOnlyBind(_ source: String, at path: String) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    try run(["/bin/mount", "--bind", source, path])
+    points.append(path)
+    try run(["/bin/mount", "-o", "remount,ro,bind", path])
+  }
+
+  public func unmountAll() {
+    for point in points.reversed() { try? run(["/bin/umount", point]) }
+    points = []
+  }
+
+  public init() {}
+
+  deinit { unmountAll() }
+}
+
+public struct MountFailure: Error, CustomStringConvertible {
+  public let description: String
 }

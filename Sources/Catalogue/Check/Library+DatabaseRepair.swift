@@ -129,28 +129,12 @@ extension Library {
     return result == ["ok"]
   }
 
-  /// Copies `source` to a new file at `destination`, synced, with its first bytes replaced by
-  /// `header` when one is given.
+  /// Copies `source` to a new file at `destination` (see `FileSystem.copy`).
   private static func copyFile(_ source: String, to destination: String, header: [UInt8]? = nil)
     throws(CatalogueError)
   {
-    do throws(Errno) {
-      let input = try FileDescriptor.open(source, .readOnly, options: .nonBlocking)
-      defer { input.close() }
-      let output = try FileDescriptor.open(destination, .writeOnly, options: [.create, .exclusive])
-      defer { output.close() }
-      var buffer = [UInt8](repeating: 0, count: 1 << 20)
-      while true {
-        let got = try buffer.withUnsafeMutableBufferPointer { (bytes) throws(Errno) in
-          try input.read(into: UnsafeMutableRawBufferPointer(bytes))
-        }
-        if got == 0 { break }
-        try buffer.withUnsafeBufferPointer { (bytes) throws(Errno) in
-          try output.write(all: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<got])))
-        }
-      }
-      if let header { try output.write(all: header, at: 0) }
-      try output.sync()
+    do {
+      try FileSystem.copy(source, to: destination, header: header)
     } catch {
       throw .io(operation: .write, path: destination, code: error.rawValue)
     }

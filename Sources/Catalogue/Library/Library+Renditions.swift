@@ -50,6 +50,15 @@ extension Library {
     return path
   }
 
+  /// A picture derived from the original of `sha256` at `spec` (the display spec, or the
+  /// library's thumbnail spec), made now and kept nowhere: what a library that can only be
+  /// read shows in place of a file it cannot store. Nil for a picture the library does not
+  /// have.
+  public func derivedPicture(of sha256: String, spec: ThumbnailSpec) throws(CatalogueError) -> Thumbnail? {
+    guard let image = try storedImage(sha256: sha256) else { return nil }
+    return try Self.makeThumbnail(of: ImageRecord(image), spec: spec, options: decodeOptions, store: files).thumbnail
+  }
+
   /// The path, relative to the library, of the list thumbnail of the picture `sha256` at the
   /// library's spec: the existing file, or one made again from the original and stored (and
   /// recorded) when it is missing. Writes as ``displayRendition(of:)`` does.

@@ -39,6 +39,19 @@ public final class Library {
   /// The pictures whose files the import under way has written (see ``importing(_:)``).
   var writtenByImport: Set<String>?
 
+  /// Why the library can be read but not written now (a read-only disk or folder, a full
+  /// disk), or nil when it can be written. Every write is refused with
+  /// ``CatalogueError/readOnlyLibrary(path:reason:)`` before it changes anything.
+  public var readOnlyReason: ReadOnlyReason? { records.readOnlyReason }
+  /// What the user should know of what the library shows as it was opened (a write-ahead log
+  /// that could not be read), or nil.
+  public var openingNote: String? { records.openingNote }
+
+  /// Refuses a write to a library that can only be read.
+  public func requireWritable() throws(CatalogueError) {
+    if let reason = readOnlyReason { throw .readOnlyLibrary(path: path, reason: reason) }
+  }
+
   /// The schema version the database was at when it was opened (before any upgrade).
   public internal(set) var openedSchemaVersion = Schema.current
 
@@ -92,6 +105,9 @@ public final class Library {
       }
       if found < Schema.current && !upgrading {
         throw .olderSchema(path: path, found: found, known: Schema.current)
+      }
+      if found < Schema.current, let reason = database.readOnlyReason {
+        throw .readOnlyLibrary(path: path, reason: reason)
       }
       try Schema.migrate(database, path: path)
     } catch {
@@ -245,6 +261,7 @@ public final class Library {
   /// `interruptible`, a stop asked for by a signal (see ``Interruption``) rolls it back, at the
   /// start or just before the commit.
   func write<T>(interruptible: Bool = true, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
+    try requireWritable()
     if interruptible { try Interruption.check() }
     return try records.writeTransaction { () throws(CatalogueError) -> T in
       let result = try body()

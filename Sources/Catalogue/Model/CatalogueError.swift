@@ -1,4 +1,5 @@
 public import ImagePipeline
+import Glibc
 
 /// Why a catalogue operation failed. Every case says what, which record or file, and why;
 /// ``description`` reads as one line.
@@ -9,6 +10,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case notAFolder(path: String)
   /// The library's database file is empty, damaged, or not a catalogue's; `reason` says which.
   case damagedDatabase(path: String, reason: String)
+  /// A write to a library that can be read but not written now; `reason` says why.
+  case readOnlyLibrary(path: String, reason: ReadOnlyReason)
   /// A command that only reads met a library of an older schema, which it does not upgrade.
   case olderSchema(path: String, found: Int, known: Int)
   /// `init` on a folder that holds other files.
@@ -97,6 +100,19 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .damagedDatabase(let path, let reason):
       return "\(path) is not a usable catalogue database: \(reason); restore it from a backup "
         + "(nothing was changed; `catalogue check` reports it too)"
+    case .readOnlyLibrary(let path, let reason):
+      switch reason {
+      case .readOnlyDisk:
+        return "\(path) is on a read-only disk: the library can be read but not changed (nothing was changed)"
+      case .notWritable:
+        return "the library folder \(path) may not be written by you (another user's, or its permissions say so): "
+          + "it can be read but not changed (nothing was changed)"
+      case .diskFull:
+        return "the disk holding \(path) is full: free some space and try again (nothing was changed)"
+      case .noFreeInodes:
+        return "the disk holding \(path) has no free inodes (file entries) left: delete some files and try again "
+          + "(nothing was changed)"
+      }
     case .olderSchema(let path, let found, let known):
       return "\(path) was written by an older catalogue (schema \(found); this build writes \(known)): "
         + "run `catalogue upgrade` to bring it up to date (read commands never change a library)"
@@ -146,6 +162,11 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
         + "fix or leave out \(failures.count == 1 ? "that file" : "those files") and try again"
     case .imageRejected(let file, let reason):
       return "\(file): \(reason)"
+    case .io(let operation, let path, let code) where (code == EACCES || code == EPERM) && operation.isStoring:
+      // Which folder refuses: the one the file was to be made or changed in.
+      let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+      return "cannot \(operation) \(path): the folder \(folder.isEmpty ? "." : folder) may not be written by you "
+        + "(another user's, or its permissions say so); nothing was changed"
     case .io(let operation, let path, let code):
       return "cannot \(operation) \(path): \(Errno.describe(code))"
     case .notARegularFile(let path, let kind):
@@ -229,4 +250,32 @@ extension CatalogueError {
 
   /// Wraps a SQLite failure.
   init(_ error: DatabaseError) { self = .database(error) }
+}
+
+extension CatalogueError {
+  /// The kind of refusal to store a full or read-only disk made, when this error is one: a
+  /// file that could not be written for want of space or inodes, on a read-only disk, or a
+  /// database that found its disk full.
+  public var storageRefusal: ReadOnlyReason? {
+    switch self {
+    case .readOnlyLibrary(_, let reason):
+      return reason
+    case .io(_, let path, let code) where code == ENOSPC || code == EDQUOT:
+      let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+      return FileSystem.space(at: folder.isEmpty ? "." : folder)?.freeInodes == 0 ? .noFreeInodes : .diskFull
+    case .io(_, _, let code) where code == EROFS:
+      return .readOnlyDisk
+    case .database(let cause) where cause.primaryCode == 13:
+      return .diskFull
+    default:
+      return nil
+    }
+  }
+
+  /// This error, said of the library at `path` when it is a full or read-only disk's refusal
+  /// (the words a library opened that way gives), else as it is.
+  public func saidOfLibrary(_ path: String) -> CatalogueError {
+    guard let reason = storageRefusal else { return self }
+    return .readOnlyLibrary(path: path, reason: reason)
+  }
 }

@@ -7,6 +7,12 @@ import ImagePipeline
 /// stored (``ReviewRow``, ``SummaryRow``, ``ImageRow``), and the library reads them through
 /// ``RecordValue``, which reports a damaged record instead of guessing.
 protocol RecordStore: AnyObject {
+  /// Why the store could be opened only to read (the library's disk or folder cannot be
+  /// written now), or nil.
+  var readOnlyReason: ReadOnlyReason? { get }
+  /// What the user should know of what the store shows, or nil.
+  var openingNote: String? { get }
+
   // The store itself: how damaged, and its repairs (see SQLiteRecovery.swift).
   /// What the store's own check finds; never fails on damage.
   func damage(quick: Bool) -> DatabaseDamage

@@ -13,12 +13,29 @@ final class SQLiteRecords: RecordStore {
 
   init(_ database: Database) { self.database = database }
 
+  var readOnlyReason: ReadOnlyReason? { database.readOnlyReason }
+  var openingNote: String? { database.note }
+
   /// Opens (or with `create`, creates, in WAL mode) the database at `path`, with the busy
   /// timeout, foreign keys, full synchronous commits and memory-mapped reads.
   ///
   /// An existing file that is empty or does not start with SQLite's header is refused before
   /// anything is run on it: SQLite would take an empty file for a new database.
   static func connect(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws(CatalogueError) -> Database {
+    switch try connectToWrite(path: path, create: create, busyTimeoutMilliseconds: busyTimeoutMilliseconds) {
+    case .success(let database):
+      return database
+    case .failure(let error):
+      // The connection that failed is closed by now: the read-only open may read the files.
+      guard !create, let reason = readOnlyReason(of: path, after: error) else { throw .database(error) }
+      return try connectReadOnly(path: path, because: reason, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+  }
+
+  /// The connection that may write, or why its first read failed.
+  private static func connectToWrite(path: String, create: Bool, busyTimeoutMilliseconds: Int32)
+    throws(CatalogueError) -> Result<Database, DatabaseError>
+  {
     let database: Database
     do {
       database = try Database(path: path, create: create)
@@ -33,10 +50,82 @@ final class SQLiteRecords: RecordStore {
       // FULL: a committed transaction survives a power cut, not only a crash. Memory-mapped
       // reads spare a copy of every page a large list or search touches.
       try database.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA mmap_size = 268435456")
+      // The first read: the write-ahead log's index is made now, which a folder that cannot be
+      // written, or a full disk, refuses.
+      _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+      return .success(database)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// Why the library holding the database at `path` cannot be written, when `error` (of its
+  /// opening) is a refusal to write — a read-only disk or folder, a full disk — and not damage.
+  private static func readOnlyReason(of path: String, after error: DatabaseError) -> ReadOnlyReason? {
+    // SQLITE_READONLY, SQLITE_FULL, SQLITE_CANTOPEN (the log or its index cannot be made), and
+    // the log index's own I/O errors (SQLITE_IOERR_SHMOPEN, _SHMSIZE, _SHMLOCK, _SHMMAP).
+    let writeRefusals: Set<Int32> = [8, 13, 14]
+    let indexErrors: Set<Int32> = [4618, 4874, 5130, 5386]
+    guard writeRefusals.contains(error.primaryCode) || indexErrors.contains(error.code) else { return nil }
+    let folder = String(
+      path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropLast()
+        .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
+    let space = FileSystem.space(at: folder.isEmpty ? "." : folder)
+    if space?.readOnly == true { return .readOnlyDisk }
+    if space?.freeInodes == 0 { return .noFreeInodes }
+    if error.primaryCode == 13 || error.code == 4874 || (space?.freeBytes ?? .max) < 256 << 10 { return .diskFull }
+    return .notWritable
+  }
+
+  /// Opens the database at `path` to read only, for a library that cannot be written: through
+  /// SQLite's locks when the write-ahead log's index can be read; as immutable when there is no
+  /// log to read (nothing in it); else from copies of the database and its log in a temporary
+  /// folder (a log SQLite cannot index where it is), and failing that as immutable all the
+  /// same, with a note that what it shows is as of the last checkpoint.
+  private static func connectReadOnly(path: String, because reason: ReadOnlyReason, busyTimeoutMilliseconds: Int32)
+    throws(CatalogueError) -> Database
+  {
+    func open(_ file: String, _ access: Database.Access) throws(DatabaseError) -> Database {
+      let database = try Database(path: file, create: false, access: access)
+      try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+      _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+      database.readOnlyReason = reason
+      return database
+    }
+    let log = FileStatus.at(path + "-wal")?.size ?? 0
+    do {
+      if log == 0 { return try open(path, .immutable) }
+      if let database = try? open(path, .readOnly) { return database }
+      if let copies = copyForReading(path) {
+        let database = try open("\(copies)/\(LibraryLayout.database)", .readWrite)
+        database.copiesFolder = copies
+        return database
+      }
+      let database = try open(path, .immutable)
+      database.note =
+        "the library's write-ahead log cannot be read here (its folder cannot be written, and there was no room "
+        + "for a copy): what is shown is as of its last checkpoint"
       return database
     } catch {
       throw .database(error)
     }
+  }
+
+  /// Copies the database at `path` and its write-ahead log into a new private folder in the
+  /// temporary folder; the folder, or nil when there is no room.
+  private static func copyForReading(_ path: String) -> String? {
+    var template = Array("\(NSTemporaryDirectory())/catalogue-read-XXXXXX".utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
+    let folder = String(cString: made)
+    for suffix in ["", "-wal"] {
+      let target = "\(folder)/\(LibraryLayout.database)\(suffix)"
+      guard (try? FileSystem.copy(path + suffix, to: target)) != nil else {
+        for name in (try? FileSystem.names(in: folder)) ?? [] { try? FileSystem.remove("\(folder)/\(name)") }
+        _ = try? FileSystem.removeFolderIfEmpty(folder)
+        return nil
+      }
+    }
+    return folder
   }
 
   /// Refuses a database file that is empty or does not start like an SQLite database.
@@ -698,6 +787,8 @@ final class SQLiteRecords: RecordStore {
   /// Whether the full-text index matches the reviews it indexes (FTS5's own integrity check,
   /// which with rank 1 compares an external-content index with its content table).
   func searchIndexInStep() throws(CatalogueError) -> Bool {
+    // FTS5's check is a write: a library that can only be read goes unchecked.
+    guard !database.isReadOnly else { return true }
     do {
       try database.run("INSERT INTO reviews_fts (reviews_fts, rank) VALUES ('integrity-check', 1)")
       return true

@@ -31,13 +31,39 @@ final class Database {
   /// The most statements kept prepared; the least recently used goes first.
   static let statementCacheLimit = 64
 
+  /// How a connection may use its file.
+  enum Access {
+    /// Read and write (SQLite opens a file it may not write read-only all the same).
+    case readWrite
+    /// Read only, through SQLite's locks and the write-ahead log's index (which must exist).
+    case readOnly
+    /// Read only, with no locks and no write-ahead log: for a file nothing can change, on
+    /// read-only media or a full disk (SQLite's `immutable` URI parameter).
+    case immutable
+  }
+
+  /// Why the library this connection reads cannot be written now, when it cannot (set by
+  /// whoever opened it read-only).
+  var readOnlyReason: ReadOnlyReason?
+  /// Something the user should know of what this connection shows ("as of its last
+  /// checkpoint"), or nil.
+  var note: String?
+  /// A folder of copies this connection reads instead of the library's files, removed when it
+  /// closes.
+  var copiesFolder: String?
+
   /// Opens (or, with `create`, creates) the database at `path`.
   /// The corresponding C function is `sqlite3_open_v2`.
-  init(path: String, create: Bool) throws(DatabaseError) {
+  init(path: String, create: Bool, access: Access = .readWrite) throws(DatabaseError) {
     var connection: OpaquePointer?
-    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-    if create { flags |= SQLITE_OPEN_CREATE }
-    let status = sqlite3_open_v2(path, &connection, flags, nil)
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+    switch access {
+    case .readWrite: flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+    case .readOnly: flags |= SQLITE_OPEN_READONLY
+    case .immutable: flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+    }
+    let name = access == .immutable ? Self.uri(path) + "?immutable=1" : path
+    let status = sqlite3_open_v2(name, &connection, flags, nil)
     guard let connection else {
       throw DatabaseError(code: status, message: "out of memory opening \(path)")
     }
@@ -53,7 +79,31 @@ final class Database {
   deinit {
     statements.removeAll()
     sqlite3_close_v2(handle)
+    if let copiesFolder {
+      for name in (try? FileSystem.names(in: copiesFolder)) ?? [] { try? FileSystem.remove("\(copiesFolder)/\(name)") }
+      _ = try? FileSystem.removeFolderIfEmpty(copiesFolder)
+    }
   }
+
+  /// `path` as an SQLite URI: every byte outside letters, digits and `/._-~` as %XX.
+  private static func uri(_ path: String) -> String {
+    var text = "file:"
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "_"),
+        UInt8(ascii: "-"), UInt8(ascii: "~"):
+        text.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    return text
+  }
+
+  /// Whether the connection cannot write its database. The corresponding C function is
+  /// `sqlite3_db_readonly`.
+  var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
   /// The size of the database file and its first `count` bytes (fewer when it is shorter),
   /// read through the file SQLite itself opened.
@@ -287,7 +337,8 @@ final class Database {
   /// COMMIT fail.
   func lockedLook<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     guard transaction == nil else { return try body() }
-    do { try execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+    // A connection that cannot write takes no write lock: no one writes through it.
+    do { try execute(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch { throw .database(error) }
     transaction = .write
     defer {
       transaction = nil
@@ -414,4 +465,11 @@ private final class StepBudget {
   var calls: Int
 
   init(calls: Int) { self.calls = calls }
+}
+
+extension String {
+  /// The string with zeros in front, to `count` characters.
+  fileprivate func leftPadded(to count: Int) -> String {
+    String(repeating: "0", count: Swift.max(0, count - self.count)) + self
+  }
 }

@@ -293,6 +293,43 @@ enum FileSystem {
     return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
+  /// What the filesystem holding `path` allows: whether it is mounted read-only, and how many
+  /// bytes and inodes an unprivileged user may still take. The corresponding C function is
+  /// `statvfs`.
+  static func space(at path: String) -> (readOnly: Bool, freeBytes: UInt64, freeInodes: UInt64)? {
+    var status = statvfs()
+    guard statvfs(path, &status) == 0 else { return nil }
+    return (
+      status.f_flag & UInt(ST_RDONLY) != 0, UInt64(status.f_bavail) * UInt64(status.f_frsize),
+      UInt64(status.f_favail)
+    )
+  }
+
+  /// Copies the file `source` to a new file `destination`, synced, its first bytes replaced
+  /// by `header` when one is given. Never on a database file this process has open through
+  /// SQLite: closing the descriptor it reads through would drop SQLite's locks on it.
+  static func copy(_ source: String, to destination: String, header: [UInt8]? = nil) throws(Errno) {
+    let input = try FileDescriptor.open(source, .readOnly, options: .nonBlocking)
+    defer { input.close() }
+    let output = try FileDescriptor.open(destination, .writeOnly, options: [.create, .exclusive])
+    defer { output.close() }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let got = try buffer.withUnsafeMutableBufferPointer { (bytes) throws(Errno) in
+        try input.read(into: UnsafeMutableRawBufferPointer(bytes))
+      }
+      if got == 0 { break }
+      try buffer.withUnsafeBufferPointer { (bytes) throws(Errno) in
+        try output.write(all: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<got])))
+      }
+    }
+    if let header { try output.write(all: header, at: 0) }
+    try output.sync()
+  }
+
+  /// Whether this process may write in `path`. The corresponding C function is `access`.
+  static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+
   /// Whether anything (a link included, even a broken one) is at `path`.
   static func exists(_ path: String) -> Bool { FileStatus.at(path, followingLinks: false) != nil }
 

@@ -51,6 +51,10 @@ enum Files {
         LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension),
         beneath: folder)
     } catch .missing {
+      if exchange.service.readOnlyReason != nil {
+        guard let spec = ThumbnailSpec(name: parsed.spec) else { throw Failure.notFound("no thumbnail \(name)") }
+        return try unstored(parsed.sha256, spec: spec, etag: "\(parsed.sha256)-\(parsed.spec)", exchange: exchange)
+      }
       // Made again only when nothing is there: a link in the way would have it written elsewhere.
       let made = try exchange.library { (library) throws(CatalogueError) -> String? in
         guard parsed.spec == library.thumbnailSpec.name, try library.storedImage(sha256: parsed.sha256) != nil else {
@@ -85,6 +89,9 @@ enum Files {
         if error != .missing { missing = false }
       }
     }
+    if found == nil && missing && exchange.service.readOnlyReason != nil {
+      return try unstored(sha256, spec: Library.displaySpec, etag: name, exchange: exchange)
+    }
     // Made only when neither is there: a link in the way would have it written elsewhere.
     if found == nil && missing {
       let path = try exchange.library { (library) throws(CatalogueError) in try library.displayRendition(of: sha256) }
@@ -92,6 +99,25 @@ enum Files {
     }
     guard let found else { throw Failure.notFound("no display picture \(name)") }
     return picture(found.file, exchange: exchange, format: found.path.hasSuffix(".png") ? .png : .jpeg, etag: name)
+  }
+
+  /// A picture made from its original and sent without being kept: what a library that can
+  /// only be read (a read-only or full disk) shows in place of a derived file it lacks.
+  private static func unstored(_ sha256: String, spec: ThumbnailSpec, etag: String, exchange: Exchange)
+    throws(Failure) -> HTTPResponse
+  {
+    guard
+      let made = try exchange.library({ (library) throws(CatalogueError) in
+        try library.derivedPicture(of: sha256, spec: spec)
+      })
+    else { throw Failure.notFound("no picture \(sha256)") }
+    var headers = HTTPHeaders()
+    headers.set("Content-Type", contentType(made.format))
+    headers.set("Content-Security-Policy", "default-src 'none'; sandbox")
+    // Made afresh each time: not to be kept as if it were the file the library would store.
+    headers.set("Cache-Control", "no-cache")
+    headers.set("ETag", "\"\(etag)\"")
+    return HTTPResponse(status: 200, headers: headers, body: made.bytes)
   }
 
   /// `/assets/<name>`: the style sheet and the script, named by their hash.

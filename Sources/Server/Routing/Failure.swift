@@ -37,8 +37,30 @@ struct Failure: Error, Sendable, Equatable {
 
   /// The library's error with the status that says what kind of failure it is.
   init(_ error: CatalogueError) {
+    // A full or read-only disk is said without the library's path.
+    if let reason = error.storageRefusal {
+      self = .readOnly(reason)
+      detail = error.description
+      return
+    }
     self.init(Self.status(of: error), error.description)
     if status == 503 { headers["Retry-After"] = "5" }
+  }
+
+  /// A write the library's disk refuses: 403 when it is read-only (or not the server's to
+  /// write), 507 when it is full; in words for whoever asked, without the server's paths.
+  static func readOnly(_ reason: ReadOnlyReason) -> Failure {
+    var failure: Failure
+    switch reason {
+    case .readOnlyDisk:
+      failure = Failure(403, "this catalogue is on a read-only disk: it can be read, not changed")
+    case .notWritable:
+      failure = Failure(403, "this catalogue's files may not be written by the server: it can be read, not changed")
+    case .diskFull, .noFreeInodes:
+      failure = Failure(507, "")
+      failure.message = "the server's disk is full: nothing was stored; try again once its operator has made room"
+    }
+    return failure
   }
 
   static let signInNeeded = Failure(

@@ -15,6 +15,8 @@ final class LibraryPool: Sendable {
   }
 
   let path: String
+  /// Why the library could be opened only to read, when it could (see ``Library/readOnlyReason``).
+  let readOnlyReason: ReadOnlyReason?
   private let idle = Mutex<[Lent]>([])
   /// Told when something may have changed in the library since a connection last looked.
   private let changed: @Sendable () -> Void
@@ -30,6 +32,7 @@ final class LibraryPool: Sendable {
     self.path = path
     self.changed = changed
     let first = try Library(opening: path, upgrading: true)
+    readOnlyReason = first.readOnlyReason
     try first.limitMemory(cacheBytes: Self.cacheBytes)
     idle.withLock { $0.append(Lent(first)) }
   }

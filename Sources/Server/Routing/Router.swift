@@ -60,6 +60,12 @@ struct Route: Sendable {
   let needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)?
   let handler: @Sendable (Exchange) throws(Failure) -> HTTPResponse
 
+  /// Whether the route writes, or leads a reviewer to a write: anything but a reader's GET,
+  /// and the sign-in form (a sign-in writes a session).
+  var writes: Bool {
+    method != "GET" || access == .reviewer || segments == [.literal("sign-in")]
+  }
+
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
     work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false, cacheable: Bool = false,
