@@ -336,8 +336,18 @@ enum Commands {
     let library = try context.openLibrary()
     let arguments = context.arguments
     let sources = try importSources(Array(arguments.positionals.dropFirst()))
-    let result = try attachFiles(
-      sources, to: arguments.positionals[0], cover: arguments.value("cover"), library: library)
+    // The cover is named like the pictures are (relative, `./`, absolute, a link to one), and
+    // one that is none of them is a mistake in the call: refused before anything is read.
+    var cover: String?
+    if let named = arguments.value("cover") {
+      guard let file = sources.file(naming: named) else {
+        throw UsageError(
+          message: "--cover \(Shown.path(named)) is not one of the pictures being attached: name one of them",
+          command: "attach")
+      }
+      cover = file
+    }
+    let result = try attachFiles(sources, to: arguments.positionals[0], cover: cover, library: library)
     if context.json {
       try Terminal.print(JSONShape.encode(JSONShape.Attach(result, skipped: sources.skipped)))
     } else {

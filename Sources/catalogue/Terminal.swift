@@ -1,3 +1,4 @@
+import Catalogue
 import Foundation
 import Synchronization
 
@@ -48,9 +49,12 @@ enum Terminal {
 
   /// Writes `text` and a newline to standard error. A failure to write there is ignored: there
   /// is nowhere left to report it.
+  ///
+  /// Messages name files and values a user gave: what in them would act on a terminal (a
+  /// newline inside a name, an escape, a right-to-left override) is written out.
   static func printError(_ text: String) {
     Progress.shared.clear()
-    _ = write(STDERR_FILENO, text + "\n")
+    _ = write(STDERR_FILENO, Shown.lines(text) + "\n")
   }
 
   /// Writes all of `text` to `descriptor`, retrying short writes and interruptions; the

@@ -119,4 +119,10 @@ extension CatalogueError {
 // A closed pipe (`catalogue list | head`) must end the output quietly, not kill the process.
 signal(SIGPIPE, SIG_IGN)
 Signals.install()
-exit(run(Array(CommandLine.arguments.dropFirst())))
+// The words as the kernel has them: a file name that is not UTF-8 is carried exactly, not
+// replaced by U+FFFD (which names no file).
+let words = (1..<Int(CommandLine.argc)).map { index in
+  PathName.decoding(
+    UnsafeRawBufferPointer(start: CommandLine.unsafeArgv[index], count: strlen(CommandLine.unsafeArgv[index]!)))
+}
+exit(run(words))

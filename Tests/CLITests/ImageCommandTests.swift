@@ -134,3 +134,41 @@ struct ImageCommandTests {
     #expect(try cli("check").status == 0)
   }
 }
+
+/// `attach --cover` names its file the way the pictures are named.
+@Suite("attach --cover")
+struct AttachCoverTests {
+  @Test(arguments: ["Photos/b.jpg", "./Photos/b.jpg", "ABSOLUTE", "Photos/../Photos/b.jpg", "link.jpg"])
+  func theCoverIsNamedLikeThePictures(spelling: String) throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let photos = cli.folder.file("Photos")
+    try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: Fixture.image("rgb-8.png"), toPath: photos + "/a.png")
+    try FileManager.default.copyItem(atPath: Fixture.image("baseline.jpg"), toPath: photos + "/b.jpg")
+    try FileManager.default.createSymbolicLink(atPath: cli.folder.file("link.jpg"), withDestinationPath: "Photos/b.jpg")
+    let cover = spelling == "ABSOLUTE" ? photos + "/b.jpg" : spelling
+    let attached = try cli("attach", id, "Photos", "--cover", cover)
+    #expect(attached.status == 0, "\(attached.error)")
+    let images = try #require(try cli.json(try cli("show", id, "--json"))["images"] as? [[String: Any]])
+    #expect(images.map { $0["cover"] as? Bool } == [false, true])
+  }
+
+  @Test(arguments: ["Photos/other.jpg", "missing.jpg", "Photos"])
+  func aCoverThatIsNoneOfThePicturesIsRefused(cover: String) throws {
+    let cli = CLI()
+    let id = try cli.withReview()
+    let photos = cli.folder.file("Photos")
+    try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: Fixture.image("rgb-8.png"), toPath: photos + "/a.png")
+    try FileManager.default.copyItem(atPath: Fixture.image("baseline.jpg"), toPath: cli.folder.file("Photos/other.jpg"))
+    let before = try fileSnapshot(cli.library)
+    let refused = try cli("attach", id, "Photos/a.png", "--cover", cover)
+    #expect(refused.status == 2)
+    #expect(
+      refused.error
+        == "error: --cover \(cover) is not one of the pictures being attached: name one of them; "
+        + "see `catalogue attach --help`\n")
+    #expect(try fileSnapshot(cli.library) == before)
+  }
+}

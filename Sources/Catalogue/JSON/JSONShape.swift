@@ -152,7 +152,9 @@ public enum JSONShape {
       self.error = error
     }
 
-    public init(_ failure: ImportFailure) { self.init(file: failure.source, error: failure.error.description) }
+    public init(_ failure: ImportFailure) {
+      self.init(file: Shown.bytes(failure.source), error: failure.error.description)
+    }
   }
 
   /// What was worked around in a picture that was taken.
@@ -165,7 +167,7 @@ public enum JSONShape {
       self.warning = warning
     }
 
-    public init(_ warning: ImportWarning) { self.init(file: warning.source, warning: warning.message) }
+    public init(_ warning: ImportWarning) { self.init(file: Shown.bytes(warning.source), warning: warning.message) }
   }
 
   /// An entry of a folder that was not imported, and why.
@@ -178,7 +180,7 @@ public enum JSONShape {
       self.reason = reason
     }
 
-    public init(_ skipped: ImportSources.Skipped) { self.init(file: skipped.path, reason: skipped.reason) }
+    public init(_ skipped: ImportSources.Skipped) { self.init(file: Shown.bytes(skipped.path), reason: skipped.reason) }
   }
 
   /// What an attach did: `attach --json`, and the API's upload.

@@ -34,6 +34,15 @@ public struct ImportSources: Sendable, Equatable {
     return result
   }
 
+  /// The entry of `files` that is the file `path` names, however it is spelt (relative, with
+  /// `./`, absolute, through a link): the same device and inode. `nil` when `path` names no
+  /// file, or a file that is not among those to import.
+  public func file(naming path: String) -> String? {
+    guard let wanted = FileStatus.at(path), wanted.kind == .regular else { return nil }
+    if let same = files.first(where: { $0 == path }) { return same }
+    return files.first { FileStatus.at($0)?.identity == wanted.identity }
+  }
+
   private static func walk(
     _ folder: String, identity: FileIdentity, visited: inout Set<FileIdentity>, into result: inout ImportSources
   ) throws(CatalogueError) {

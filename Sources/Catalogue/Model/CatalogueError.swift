@@ -91,7 +91,11 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   /// libsodium could not hash a password (it needs the library's password memory at once).
   case passwordHashFailed(memoryBytes: Int)
 
-  public var description: String {
+  /// One line, with every name in it shown as ``Shown`` writes it: a file name's newline,
+  /// escape or right-to-left mark never reaches a terminal raw.
+  public var description: String { Shown.path(plainDescription) }
+
+  private var plainDescription: String {
     switch self {
     case .notALibrary(let path):
       return "\(path) is not a catalogue library (no catalogue.sqlite): run `catalogue init \(path)` to create one"

@@ -154,6 +154,12 @@ extension ReviewDraft {
     var line = 1
     var column = 1
     for scalar in text.unicodeScalars {
+      if PathName.escapedBytes.contains(scalar.value) {
+        // A byte that is not UTF-8, as the command line carries it (see ``PathName``).
+        let byte = String(scalar.value - 0xF700, radix: 16, uppercase: true)
+        return "\(field) is not UTF-8 text: byte 0x\(byte) at byte \(offset) starts no character; "
+          + "save the text as UTF-8 and try again"
+      }
       if scalar.properties.generalCategory == .control && !allowed.contains(scalar) {
         let code = String(scalar.value, radix: 16, uppercase: true)
         let name = String(repeating: "0", count: max(0, 4 - code.count)) + code

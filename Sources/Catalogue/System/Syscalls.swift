@@ -78,7 +78,7 @@ struct FileStatus: Sendable, Equatable {
   /// corresponding C functions are `stat` and `lstat`.
   static func of(_ path: String, followingLinks: Bool = true) throws(Errno) -> FileStatus {
     var status = stat()
-    try nothingOrErrno { followingLinks ? stat(path, &status) : lstat(path, &status) }
+    try nothingOrErrno { PathName.withBytes(of: path) { followingLinks ? stat($0, &status) : lstat($0, &status) } }
     return FileStatus(status)
   }
 
@@ -133,7 +133,7 @@ struct FileDescriptor: Sendable {
     _ path: String, _ access: Access, options: Options = [], permissions: mode_t = 0o644
   ) throws(Errno) -> FileDescriptor {
     let flags = access.flags | options.rawValue | O_CLOEXEC
-    let value = try valueOrErrno { Glibc.open(path, flags, permissions) }.get()
+    let value = try valueOrErrno { PathName.withBytes(of: path) { Glibc.open($0, flags, permissions) } }.get()
     return FileDescriptor(rawValue: value)
   }
 
@@ -143,7 +143,7 @@ struct FileDescriptor: Sendable {
     _ name: String, in folder: FileDescriptor, _ access: Access, options: Options = []
   ) throws(Errno) -> FileDescriptor {
     let flags = access.flags | options.rawValue | O_CLOEXEC
-    let value = try valueOrErrno { openat(folder.rawValue, name, flags) }.get()
+    let value = try valueOrErrno { PathName.withBytes(of: name) { openat(folder.rawValue, $0, flags) } }.get()
     return FileDescriptor(rawValue: value)
   }
 
@@ -272,12 +272,12 @@ enum FileSystem {
   /// The names in `folder` (not `.` and `..`), in the order of their UTF-8 bytes. The
   /// corresponding C functions are `opendir` and `readdir`.
   static func names(in folder: String) throws(Errno) -> [String] {
-    guard let directory = opendir(folder) else { throw Errno.current }
+    guard let directory = PathName.withBytes(of: folder, { opendir($0) }) else { throw Errno.current }
     defer { closedir(directory) }
     var names: [String] = []
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        PathName.decoding(raw.prefix { $0 != 0 })
       }
       if name != "." && name != ".." { names.append(name) }
     }
@@ -288,9 +288,9 @@ enum FileSystem {
   /// corresponding C function is `readlink`.
   static func linkTarget(_ path: String) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink(path, &buffer, buffer.count - 1)
+    let count = PathName.withBytes(of: path) { readlink($0, &buffer, buffer.count - 1) }
     guard count >= 0 else { return nil }
-    return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return PathName.decoding(buffer.prefix(count).map { UInt8(bitPattern: $0) })
   }
 
   /// What the filesystem holding `path` allows: whether it is mounted read-only, and how many
@@ -298,7 +298,7 @@ enum FileSystem {
   /// `statvfs`.
   static func space(at path: String) -> (readOnly: Bool, freeBytes: UInt64, freeInodes: UInt64)? {
     var status = statvfs()
-    guard statvfs(path, &status) == 0 else { return nil }
+    guard PathName.withBytes(of: path, { statvfs($0, &status) }) == 0 else { return nil }
     return (
       status.f_flag & UInt(ST_RDONLY) != 0, UInt64(status.f_bavail) * UInt64(status.f_frsize),
       UInt64(status.f_favail)
@@ -328,7 +328,7 @@ enum FileSystem {
   }
 
   /// Whether this process may write in `path`. The corresponding C function is `access`.
-  static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+  static func isWritable(_ path: String) -> Bool { PathName.withBytes(of: path) { access($0, W_OK) } == 0 }
 
   /// Whether anything (a link included, even a broken one) is at `path`.
   static func exists(_ path: String) -> Bool { FileStatus.at(path, followingLinks: false) != nil }
@@ -338,7 +338,7 @@ enum FileSystem {
   @discardableResult
   static func makeFolder(_ path: String, permissions: mode_t = 0o755) throws(Errno) -> Bool {
     do {
-      try nothingOrErrno { mkdir(path, permissions) }
+      try nothingOrErrno { PathName.withBytes(of: path) { mkdir($0, permissions) } }
       return true
     } catch {
       if error == .exists { return false }
@@ -350,7 +350,7 @@ enum FileSystem {
   /// `unlink`.
   static func remove(_ path: String) throws(Errno) {
     do {
-      try nothingOrErrno { unlink(path) }
+      try nothingOrErrno { PathName.withBytes(of: path) { unlink($0) } }
     } catch {
       if error != .noEntry { throw error }
     }
@@ -361,7 +361,7 @@ enum FileSystem {
   @discardableResult
   static func removeFolderIfEmpty(_ path: String) throws(Errno) -> Bool {
     do {
-      try nothingOrErrno { rmdir(path) }
+      try nothingOrErrno { PathName.withBytes(of: path) { rmdir($0) } }
       return true
     } catch {
       if [.noEntry, .notEmpty, .exists].contains(error) { return false }
@@ -371,7 +371,9 @@ enum FileSystem {
 
   /// The corresponding C function is `rename`.
   static func rename(_ path: String, to destination: String) throws(Errno) {
-    try nothingOrErrno { Glibc.rename(path, destination) }
+    try nothingOrErrno {
+      PathName.withBytes(of: path) { from in PathName.withBytes(of: destination) { Glibc.rename(from, $0) } }
+    }
   }
 
   /// Makes the entries of `folder` durable (after a create, rename or unlink in it).
@@ -383,7 +385,9 @@ enum FileSystem {
 
   /// Throws unless this process may list and enter the folder `path`. The corresponding C
   /// function is `access`.
-  static func checkCanEnter(_ path: String) throws(Errno) { try nothingOrErrno { access(path, R_OK | X_OK) } }
+  static func checkCanEnter(_ path: String) throws(Errno) {
+    try nothingOrErrno { PathName.withBytes(of: path) { access($0, R_OK | X_OK) } }
+  }
 
   /// The bytes of the file at `path`, read to its end.
   static func readWholeFile(_ path: String) throws(Errno) -> [UInt8] {
