@@ -84,9 +84,27 @@ extension Library {
       if !unread.isEmpty { note = " Could not read " + unread.joined(separator: ", ") + "." + note }
       findings[index].problem += note
     }
-    let verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
+    let spec = thumbnailSpec
+    var verdicts = verify(records, quick: quick, jobs: jobs, progress: progress)
+    // Files are matched against the records as committed now, with no import between writing
+    // a file and linking it: the exclusive library lock waits for running imports to link (or
+    // abandon) what they wrote. Work in progress is not a problem, nor is a picture detached
+    // or a spec switched by a rebuild while the originals were read.
+    let lock = readOnlyReason == nil ? try LibraryLock(folder: path, mode: .exclusive) : nil
+    defer { withExtendedLifetime(lock) {} }
+    var current = records
+    if !damaged {
+      try refreshIfChanged()
+      current = try read { () throws(CatalogueError) in try imageRecords() }
+      let present = Set(current.map(\.sha256))
+      verdicts = zip(records, verdicts).filter { present.contains($0.0.sha256) }.map(\.1)
+      if thumbnailSpec != spec {
+        let known = Set(records.map(\.sha256))
+        verdicts = verify(current.filter { known.contains($0.sha256) }, quick: quick, jobs: jobs, progress: nil)
+      }
+    }
     findings += verdicts.flatMap(\.findings)
-    findings += try checkFiles(records, matchingRecords: !damaged)
+    findings += try checkFiles(current, matchingRecords: !damaged)
     return CheckReport(
       reviews: reviewCount, images: records.count, thumbnails: records.count,
       bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings)

@@ -109,6 +109,9 @@ extension Library {
     -> RepairReport
   {
     var result = RepairReport(dryRun: dryRun, actions: [], unrepaired: [])
+    // The spec in force now: thumbnails found wrong for a spec a rebuild has since switched
+    // from are the rebuild's, not the repair's.
+    try refreshIfChanged()
     func did(_ finding: Finding, _ action: String) {
       result.actions.append(RepairReport.Action(finding: finding, action: action))
     }
@@ -318,9 +321,14 @@ extension Library {
 
   /// Makes a record's thumbnail again from its verified original and records what it made.
   func remakeThumbnail(_ record: ImageRecord) throws(CatalogueError) {
-    let (thumbnail, path) = try Self.makeThumbnail(
-      of: record, spec: thumbnailSpec, options: decodeOptions, store: files)
+    let spec = thumbnailSpec
+    let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: decodeOptions, store: files)
     try files.write(thumbnail.bytes, to: path)
-    try write { () throws(CatalogueError) in try recordThumbnail(thumbnail, of: record.sha256) }
+    try write { () throws(CatalogueError) in
+      // A rebuild that switched the spec meanwhile made and recorded this picture's thumbnail
+      // for its own: this one, of the old spec, is left for the rebuild's cleanup.
+      guard thumbnailSpec == spec else { return }
+      try recordThumbnail(thumbnail, of: record.sha256)
+    }
   }
 }

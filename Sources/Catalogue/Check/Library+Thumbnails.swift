@@ -115,6 +115,14 @@ extension Library {
         guard case .made(let thumbnail, _) = outcome else { continue }
         try recordThumbnail(thumbnail, of: record.sha256)
       }
+      // Pictures imported while the thumbnails were made carry the old spec's: theirs are
+      // made now, before the switch is committed, so that none is left without one.
+      let seen = Set(records.map(\.sha256))
+      for record in try imageRecords() where !seen.contains(record.sha256) {
+        let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
+        try store.write(thumbnail.bytes, to: path)
+        try recordThumbnail(thumbnail, of: record.sha256)
+      }
     }
     thumbnailSpec = spec
     return outcomes

@@ -141,8 +141,24 @@ extension Library {
       thumbnail: thumbnailPath)
   }
 
-  /// Adds the image record, unless the picture is in the library already.
+  /// Adds the image record, unless the picture is in the library already (inside the caller's
+  /// write transaction). A thumbnail made for a spec that a rebuild has switched from since the
+  /// picture was prepared is made again, for the spec in force, before the record names it:
+  /// the rebuild did not see this picture, and nothing else would make its thumbnail.
   func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
+    var image = image
+    let spec = thumbnailSpec
+    let current = LibraryLayout.thumbnail(
+      sha256: image.sha256, spec: spec.name, fileExtension: image.thumbnailFormat.fileExtension)
+    if image.thumbnail != current, try !records.hasImage(sha256: image.sha256) {
+      let (thumbnail, path) = try Self.makeThumbnail(
+        of: ImageRecord(image), spec: spec, options: decodeOptions, store: files)
+      try files.write(thumbnail.bytes, to: path)
+      image.thumbnailFormat = thumbnail.format
+      image.thumbnailWidth = thumbnail.width
+      image.thumbnailHeight = thumbnail.height
+      image.thumbnail = path
+    }
     try records.insertImage(image)
   }
 

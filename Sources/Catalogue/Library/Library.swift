@@ -257,13 +257,17 @@ public final class Library {
 
   // MARK: Plumbing
 
-  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none. When
+  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none, with the
+  /// settings as committed (see ``refreshIfChanged()``). When
   /// `interruptible`, a stop asked for by a signal (see ``Interruption``) rolls it back, at the
   /// start or just before the commit.
   func write<T>(interruptible: Bool = true, _ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     try requireWritable()
     if interruptible { try Interruption.check() }
     return try records.writeTransaction { () throws(CatalogueError) -> T in
+      // The settings as committed: another command may have switched the thumbnail spec since
+      // this instance read it, and what is written now must agree with the spec in force.
+      try refreshIfChanged()
       let result = try body()
       if interruptible { try Interruption.check() }
       return result
