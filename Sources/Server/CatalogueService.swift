@@ -327,6 +327,10 @@ public final class CatalogueService: HTTPService {
 
   // MARK: The library
 
+  /// Closes the library's connections: for a server that has stopped (see
+  /// ``LibraryPool/close()``).
+  public func close() { pool.close() }
+
   /// Runs `body` with a library of the pool, its errors as failures.
   func library<T>(author: String?, _ body: (Library) throws(CatalogueError) -> T) throws(Failure) -> T {
     do {
@@ -356,6 +360,7 @@ public final class CatalogueService: HTTPService {
   var maximumFileBytes: Int {
     (try? pool.with(author: nil) { (library) throws(CatalogueError) in library.fileSizeCap }) ?? (400 << 20)
   }
+
 
   // MARK: Helpers
 

@@ -189,7 +189,12 @@ extension Commands {
     let before = library.openedSchemaVersion
     let after = try library.schemaVersion
     if context.json {
-      try Terminal.print(JSONShape.encode(["library": library.path, "schema": String(after), "was": String(before)]))
+      struct Upgraded: Encodable {
+        var library: String
+        var schema: Int
+        var was: Int
+      }
+      try Terminal.print(JSONShape.encode(Upgraded(library: library.path, schema: after, was: before)))
     } else if before == after {
       Terminal.print("\(library.path) is up to date (schema \(after)).")
     } else {

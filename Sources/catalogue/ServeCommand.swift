@@ -107,6 +107,7 @@ extension Commands {
       }
     }
     server.wait()
+    service.close()
     uploads.remove()
     return 0
   }

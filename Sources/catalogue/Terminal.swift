@@ -154,7 +154,22 @@ final class Progress: Sendable {
       }
       return text
     }
-    if let line { _ = Terminal.write(STDERR_FILENO, "\r\u{1B}[K\(line)") }
+    if let line { _ = Terminal.write(STDERR_FILENO, "\r\u{1B}[K\(Self.fitted(line, columns: Self.columns()))") }
+  }
+
+  /// The width of the terminal on standard error, asked each time (a window may be resized).
+  private static func columns() -> Int {
+    var size = winsize()
+    guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
+  }
+
+  /// `line` cut to fit in one row short of the last column: a line that wraps cannot be
+  /// redrawn in place, and each redraw would leave a row behind.
+  static func fitted(_ line: String, columns: Int) -> String {
+    let room = max(columns - 1, 1)
+    guard line.count > room else { return line }
+    return room > 1 ? String(line.prefix(room - 1)) + "…" : String(line.prefix(room))
   }
 
   /// Removes the line, before other output or at the end.

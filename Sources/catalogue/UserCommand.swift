@@ -51,10 +51,11 @@ extension Commands {
     let action = arguments.positionals[0]
     if action == "list" { return try listReviewers(context) }
     let name = arguments.positionals[1]
+    // A name no reviewer can have is a mistake in the call (exit status 2), whatever the action.
+    if let problem = Library.nameProblem(name) { throw CatalogueError.badReviewerName(name, problem: problem) }
     let library = try context.openLibrary()
     switch action {
     case "add":
-      if let problem = Library.nameProblem(name) { throw CatalogueError.badReviewerName(name, problem: problem) }
       if let existing = try library.reviewer(named: name) {
         throw CatalogueError.reviewerExists(name, existing: existing.name)
       }

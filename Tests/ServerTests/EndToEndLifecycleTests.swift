@@ -137,6 +137,21 @@ struct EndToEndLifecycleTests {
     #expect(site.server.log.contains("Ctrl-C: stopping"))
   }
 
+  /// A clean stop closes the library's connections: the last one checkpoints the log, and
+  /// no `-wal` or `-shm` is left beside the database.
+  @Test(arguments: [SIGINT, SIGTERM]) func aCleanStopLeavesNoLog(_ signal: Int32) throws {
+    let site = try LiveSite()
+    #expect(try site.request("GET", "/").status == 200)
+    #expect(try site.request("GET", "/?q=arrival").status == 200)
+    let database = site.library.path + "/catalogue.sqlite"
+    #expect(FileManager.default.fileExists(atPath: database + "-wal"))
+    site.server.signal(signal)
+    #expect(site.server.waitForExit(timeout: 10) == 0)
+    #expect(!FileManager.default.fileExists(atPath: database + "-wal"))
+    #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    #expect(try site.library.run(["check"]).status == 0)
+  }
+
   @Test func theFirstLineNamesTheLibraryAndThePort() throws {
     let site = try LiveSite()
     #expect(site.server.banner == "Serving \(site.library.path) at http://127.0.0.1:\(site.port)/ (Ctrl-C stops)")

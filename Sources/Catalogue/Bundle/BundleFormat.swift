@@ -206,12 +206,37 @@ enum BundleFormat {
     }
     guard let format = version.format else { throw .malformedRecord("it has no format version") }
     guard format == Self.version else { throw .unknownFormat(format) }
+    let record: Record
     do {
-      return try JSONDecoder().decode(Record.self, from: data)
+      record = try JSONDecoder().decode(Record.self, from: data)
     } catch {
       throw .malformedRecord(describe(error))
     }
+    // JSON's decoders keep the last of two equal keys and pass over keys they do not know: a
+    // record edited by hand, or written by something else, would lose a field in silence.
+    for object in JSONObjectKeys.objects(in: bytes) {
+      var seen: Set<String> = []
+      let known = object.path.isEmpty ? recordKeys : object.path.hasPrefix("images[") ? imageKeys : []
+      for key in object.keys {
+        let at = object.path.isEmpty ? "at the top level" : "in \(object.path)"
+        guard seen.insert(key).inserted else {
+          throw .malformedRecord("\(BundleProblem.shown(key)) is given twice \(at)")
+        }
+        guard known.contains(key) else {
+          throw .malformedRecord(
+            "\(BundleProblem.shown(key)) \(at) is not a field of format \(Self.version)")
+        }
+      }
+    }
+    return record
   }
+
+  static let recordKeys: Set<String> = [
+    "format", "id", "title", "body", "rating", "category", "favorite", "created", "updated", "images",
+  ]
+  static let imageKeys: Set<String> = [
+    "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original",
+  ]
 
   /// A decoding error in a few words: which field, and what was wrong with it.
   private static func describe(_ error: any Error) -> String {
@@ -280,5 +305,99 @@ enum BundleFormat {
     return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
       !$0.isEmpty && $0 != "." && $0 != ".."
     }
+  }
+}
+
+/// The keys of every object in a JSON text already parsed once (so well-formed), each object
+/// named by its path (`""` for the top level, `images[0]`), keys in the order written,
+/// duplicates kept.
+enum JSONObjectKeys {
+  struct Object {
+    var path: String
+    var keys: [String]
+  }
+
+  static func objects(in bytes: [UInt8]) -> [Object] {
+    var objects: [Object] = []
+    var index = 0
+    func skipSpace() {
+      while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+    func string() -> String {
+      // At the opening quote; returns the decoded text, past the closing quote.
+      index += 1
+      var units: [UInt16] = []
+      var raw: [UInt8] = []
+      func flush() {
+        units += String(decoding: raw, as: UTF8.self).utf16
+        raw.removeAll()
+      }
+      while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+        if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count {
+          flush()
+          let escaped = bytes[index + 1]
+          index += 2
+          switch escaped {
+          case UInt8(ascii: "u") where index + 4 <= bytes.count:
+            units.append(UInt16(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) ?? 0xFFFD)
+            index += 4
+          case UInt8(ascii: "n"): units.append(0x0A)
+          case UInt8(ascii: "t"): units.append(0x09)
+          case UInt8(ascii: "r"): units.append(0x0D)
+          case UInt8(ascii: "b"): units.append(0x08)
+          case UInt8(ascii: "f"): units.append(0x0C)
+          default: units.append(UInt16(escaped))
+          }
+        } else {
+          raw.append(bytes[index])
+          index += 1
+        }
+      }
+      flush()
+      index += 1
+      return String(decoding: units, as: UTF16.self)
+    }
+    func value(_ path: String) {
+      skipSpace()
+      guard index < bytes.count else { return }
+      switch bytes[index] {
+      case UInt8(ascii: "{"):
+        index += 1
+        var object = Object(path: path, keys: [])
+        let slot = objects.count
+        objects.append(object)
+        while true {
+          skipSpace()
+          guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { break }
+          let key = string()
+          object.keys.append(key)
+          skipSpace()
+          index += 1  // the colon
+          value(path.isEmpty ? key : "\(path).\(key)")
+          skipSpace()
+          if index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1 }
+        }
+        objects[slot] = object
+        index += 1
+      case UInt8(ascii: "["):
+        index += 1
+        var position = 0
+        while true {
+          skipSpace()
+          guard index < bytes.count, bytes[index] != UInt8(ascii: "]") else { break }
+          value("\(path)[\(position)]")
+          position += 1
+          skipSpace()
+          if index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1 }
+        }
+        index += 1
+      case UInt8(ascii: "\""):
+        _ = string()
+      default:
+        while index < bytes.count, !",]} \t\r\n".utf8.contains(bytes[index]) { index += 1 }
+      }
+    }
+    value("")
+    return objects
   }
 }

@@ -84,6 +84,43 @@ extension Library {
   ) throws(CatalogueError) -> ExportReport {
     var folder = folder
     while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
+    // A folder this export makes holds nothing but what it writes: when the export fails, it
+    // goes again, and the user is not left with half a bundle.
+    let made = FileStatus.at(folder, followingLinks: false) == nil
+    do {
+      return try exportInto(
+        folder, ids: ids, force: force, archive: archive, catalogue: catalogue, progress: progress)
+    } catch {
+      if made { Self.removeMadeFolder(folder) }
+      if case .io(_, _, let code) = error, code == ENOSPC || code == EDQUOT {
+        let inodes = FileSystem.space(at: made ? "\(folder)/.." : folder)?.freeInodes == 0
+        throw .exportBlocked(
+          path: folder,
+          reason:
+            "the disk holding it is full (\(inodes ? "no inodes" : "no space") left): free some space and try again")
+      }
+      throw error
+    }
+  }
+
+  /// Removes `folder`, which this export made, with everything in it.
+  private static func removeMadeFolder(_ folder: String) {
+    guard FileStatus.at(folder, followingLinks: false)?.kind == .folder else { return }
+    for name in (try? FileSystem.names(in: folder)) ?? [] {
+      let path = "\(folder)/\(name)"
+      if FileStatus.at(path, followingLinks: false)?.kind == .folder {
+        removeMadeFolder(path)
+      } else {
+        try? FileSystem.remove(path)
+      }
+    }
+    _ = try? FileSystem.removeFolderIfEmpty(folder)
+  }
+
+  private func exportInto(
+    _ folder: String, ids: [String], force: Bool, archive: Bool, catalogue: Bool,
+    progress: ((ImportProgress) -> Void)?
+  ) throws(CatalogueError) -> ExportReport {
     var reviews: [Review] = []
     for id in ids { reviews.append(try review(id)) }
     let slugs = Slug.make(reviews.map { ($0.title, $0.id) })

@@ -110,6 +110,7 @@ public final class Library {
         throw .readOnlyLibrary(path: path, reason: reason)
       }
       try Schema.migrate(database, path: path)
+      if upgrading && database.readOnlyReason == nil { try Schema.useWriteAheadLog(database) }
     } catch {
       throw Self.damaged(error, file: file)
     }

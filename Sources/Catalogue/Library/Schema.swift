@@ -174,6 +174,22 @@ enum Schema {
     }
   }
 
+  /// Puts the database in WAL mode if it is not (a library made before WAL was the default,
+  /// upgraded since): readers then go on while one process writes. Another process that has
+  /// the file open in its old mode makes SQLite keep that mode; the next open switches it.
+  static func useWriteAheadLog(_ database: Database) throws(CatalogueError) {
+    do {
+      guard case .text(let mode) = try database.scalar("PRAGMA journal_mode"), mode.lowercased() != "wal" else {
+        return
+      }
+      _ = try database.scalar("PRAGMA journal_mode = WAL")
+    } catch {
+      // Busy: another connection holds the file in its old mode; it stays as it was.
+      if error.isBusy { return }
+      throw .database(error)
+    }
+  }
+
   static func version(of database: Database) throws(CatalogueError) -> Int {
     do {
       guard case .integer(let version) = try database.scalar("PRAGMA user_version") else { return 0 }

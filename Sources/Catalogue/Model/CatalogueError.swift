@@ -280,6 +280,8 @@ extension CatalogueError {
   /// (the words a library opened that way gives), else as it is.
   public func saidOfLibrary(_ path: String) -> CatalogueError {
     guard let reason = storageRefusal else { return self }
+    // A file outside the library (an export's) is said of itself.
+    if case .io(_, let file, _) = self, !file.hasPrefix(path) { return self }
     return .readOnlyLibrary(path: path, reason: reason)
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What kind of thing a review is about: one of the known kinds, or a label of the reviewer's.
 public struct Category: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
   public static let movie = Category(known: "movie")
@@ -22,7 +24,9 @@ public struct Category: RawRepresentable, Hashable, Sendable, Codable, CustomStr
   /// The category for `label` (case and surrounding spaces ignored), or `nil` when the label
   /// is empty, too long, or holds characters other than letters, digits, spaces, `-` and `_`.
   public init?(rawValue label: String) {
-    let normalised = label.trimmingWhitespace().lowercased()
+    // Composed (NFC) first: "café" typed with a combining accent (as macOS file names and
+    // some keyboards give it) is the same label as the one typed with "é", in the records too.
+    let normalised = label.precomposedStringWithCanonicalMapping.trimmingWhitespace().lowercased()
     guard !normalised.isEmpty, normalised.count <= Self.maximumLength,
       normalised.unicodeScalars.allSatisfy({
         $0.properties.isAlphabetic || $0.properties.numericType != nil || " -_".unicodeScalars.contains($0)

@@ -217,7 +217,8 @@ final class SQLiteRecords: RecordStore {
     try sql { () throws(DatabaseError) in
       try database.run(
         """
-        UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, updated = ?, updated_by = ?
+        UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?,
+          updated = max(?, created), updated_by = ?
         WHERE id = ?
         """,
         [
@@ -483,7 +484,9 @@ final class SQLiteRecords: RecordStore {
       }
       if let updated {
         try database.run(
-          "UPDATE reviews SET updated = ?, updated_by = ? WHERE id = ?",
+          // A clock set back since the review was written never makes it updated before it
+          // was created (the times are written alike, so their text orders as they do).
+          "UPDATE reviews SET updated = max(?, created), updated_by = ? WHERE id = ?",
           [.text(DateText.format(updated)), SQLValue(author), .text(id)])
       }
     }

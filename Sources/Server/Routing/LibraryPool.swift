@@ -66,4 +66,15 @@ final class LibraryPool: Sendable {
   private func giveBack(_ lent: Lent) {
     idle.withLock { $0.append(lent) }
   }
+
+  /// Closes the idle connections, once no request runs: the last connection to the library
+  /// that closes checkpoints the write-ahead log and removes it with its index, so that a
+  /// server stopped cleanly leaves no `-wal` or `-shm` beside the database.
+  func close() {
+    let closing = idle.withLock { lent in
+      defer { lent.removeAll() }
+      return lent
+    }
+    withExtendedLifetime(closing) {}
+  }
 }
