@@ -4,14 +4,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 // MARK: - Listening
@@ -327,39 +324,3 @@ cmicrohttpdshims_head_finding cmicrohttpdshims_check_head(struct MHD_Connection 
 }
 
 // MARK: - The process
-
-uint64_t cmicrohttpdshims_raise_open_file_limit(void) {
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
-  if (limit.rlim_cur < limit.rlim_max) {
-    struct rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  return (uint64_t)limit.rlim_cur;
-}
-
-int cmicrohttpdshims_available_cpus(void) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (int)online : 1;
-  }
-  int count = CPU_COUNT(&set);
-  return count > 0 ? count : 1;
-}
-
-int cmicrohttpdshims_lower_thread_priority(int niceness) {
-  // gettid and a thread's own nice value are Linux's; setpriority with the thread's id sets
-  // that thread's alone.
-  pid_t thread = gettid();
-  errno = 0;
-  int current = getpriority(PRIO_PROCESS, (id_t)thread);
-  if (current == -1 && errno != 0) return -1;
-  return setpriority(PRIO_PROCESS, (id_t)thread, current + niceness);
-}
-
-int cmicrohttpdshims_limit_malloc_arenas(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
-
-int cmicrohttpdshims_release_free_memory(void) { return malloc_trim(0); }

@@ -358,9 +358,14 @@ public final class CatalogueService: HTTPService {
 
   /// The largest picture file an upload may hold: the library's own cap.
   var maximumFileBytes: Int {
-    (try? pool.with(author: nil) { (library) throws(CatalogueError) in library.fileSizeCap }) ?? (400 << 20)
+    do {
+      return try pool.with(author: nil) { (library) throws(CatalogueError) in library.fileSizeCap }
+    } catch {
+      // A library that cannot be read now refuses the upload at its import, with the reason;
+      // until then the default cap bounds what is received.
+      return Library.defaultFileSizeCap
+    }
   }
-
 
   // MARK: Helpers
 

@@ -4,23 +4,9 @@ import TestSupport
 
 /// Runs the built `catalogue` executable, as a user would.
 struct CLI {
-  struct Result {
-    let status: Int32
-    let output: String
-    let error: String
-  }
+  typealias Result = BuiltCatalogue.Result
 
-  /// The executable beside the test bundle (both are products of the same build).
-  static let executable: String = {
-    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for folder in [here, here.deletingLastPathComponent()] {
-      let candidate = folder.appendingPathComponent("catalogue").path
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    let build = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent(".build/debug/catalogue").path
-    return build
-  }()
+  static let executable = BuiltCatalogue.path
 
   let folder: TemporaryFolder
   var library: String { folder.file("Library") }
@@ -47,30 +33,8 @@ struct CLI {
     _ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil,
     executable: String = CLI.executable
   ) throws -> Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? folder.path)
-    var env = ProcessInfo.processInfo.environment
-    env.removeValue(forKey: "CATALOGUE_LIBRARY")
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-    try standardInput.fileHandleForWriting.close()
-    // Read both pipes before waiting, so that a large output cannot block the child.
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-      error: String(decoding: errorData, as: UTF8.self))
+    try BuiltCatalogue.run(
+      arguments, input: input, environment: environment, directory: directory ?? folder.path, executable: executable)
   }
 
   /// Creates the library and one review; returns the review's id.

@@ -65,7 +65,16 @@ struct ImageCommandTests {
         == [before[2]["sha256"], before[0]["sha256"], before[1]["sha256"]].map { $0 as? String })
     let prefix = String((before[0]["sha256"] as! String).prefix(8))
     #expect(try cli("replace", id, prefix, Fixture.image("grayscale.jpg")).status == 0)
-    #expect(try images()[1]["format"] as? String == "jpeg")
+    // The new picture, byte for byte, in the old one's place; the old one gone with its file.
+    let replaced = try images()
+    let grayscale = try BundleCommandTests.sha256(Fixture.image("grayscale.jpg"))
+    #expect(
+      replaced.map { $0["sha256"] as? String }
+        == [before[2], ["sha256": grayscale], before[1]].map { $0["sha256"] as? String })
+    let kept = try #require(replaced[1]["original"] as? String)
+    #expect(try BundleCommandTests.sha256(cli.library + "/" + kept) == grayscale)
+    let old = try #require(before[0]["original"] as? String)
+    #expect(!FileManager.default.fileExists(atPath: cli.library + "/" + old))
     #expect(try cli("detach", id, "1").status == 0)
     let after = try images()
     #expect(after.count == 2 && after[0]["cover"] as? Bool == true)

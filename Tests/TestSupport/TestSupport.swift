@@ -103,3 +103,66 @@ public final class Mounts {
 public struct MountFailure: Error, CustomStringConvertible {
   public let description: String
 }
+
+/// The built `catalogue` executable, run as a user runs it: the one runner every test target
+/// that drives the command line goes through.
+public enum BuiltCatalogue {
+  /// What it printed and how it ended.
+  public struct Result: Sendable {
+    public let status: Int32
+    public let output: String
+    public let error: String
+  }
+
+  /// The executable beside the test bundle (both are products of the same build).
+  public static let path: String = {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for folder in [here, here.deletingLastPathComponent()] {
+      let candidate = folder.appendingPathComponent("catalogue").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent(".build/debug/catalogue").path
+  }()
+
+  /// Runs `executable` (the built `catalogue` unless told) with `arguments` in `directory`,
+  /// `input` on standard input, the environment without `CATALOGUE_LIBRARY` plus `environment`.
+  /// Output goes to files read after the exit: nothing can block the child, and several
+  /// commands may run at once.
+  public static func run(
+    _ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String,
+    executable: String = path
+  ) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "CATALOGUE_LIBRARY")
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let outputs = TemporaryFolder()
+    let outputPath = outputs.file("out")
+    let errorPath = outputs.file("err")
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+    let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    defer {
+      try? output.close()
+      try? error.close()
+    }
+    let standardInput = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = standardInput
+    try process.run()
+    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+    try standardInput.fileHandleForWriting.close()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus,
+      output: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self),
+      error: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self))
+  }
+}

@@ -121,25 +121,6 @@ cmicrohttpdshims_head_finding cmicrohttpdshims_check_head(struct MHD_Connection 
                                                           const char *version,
                                                           size_t *field_out);
 
-/// Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit. Returns
-/// the soft limit now in force.
-uint64_t cmicrohttpdshims_raise_open_file_limit(void);
-
-/// How many CPUs this process may run on (`sched_getaffinity`), at least 1.
-int cmicrohttpdshims_available_cpus(void);
-
-/// Lets malloc keep at most `arenas` arenas for all the process's threads (`mallopt`
-/// `M_ARENA_MAX`); returns 1 on success.
-int cmicrohttpdshims_limit_malloc_arenas(int arenas);
-
-/// Gives the memory malloc holds free back to the system, in every arena (`malloc_trim(0)`);
-/// returns 1 when some was released.
-int cmicrohttpdshims_release_free_memory(void);
-
-/// Makes the calling thread `niceness` nicer than it is (Linux keeps a nice value a thread);
-/// returns 0, or -1 with errno as setpriority left it.
-int cmicrohttpdshims_lower_thread_priority(int niceness);
-
 #ifdef __cplusplus
 }
 #endif

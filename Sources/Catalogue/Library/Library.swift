@@ -22,6 +22,8 @@ public final class Library {
   public var fileSizeCap: Int { storedFileSizeCap ?? decodeOptions.pixelBudget * Self.bytesPerPixelCap }
   private var storedFileSizeCap: Int?
   static let bytesPerPixelCap = 4
+  /// The file-size cap of a library with the default settings.
+  public static let defaultFileSizeCap = DecodeOptions.defaultPixelBudget * bytesPerPixelCap
   /// What Argon2id spends on each password hash; a library setting (`password_ops`,
   /// `password_memory`). Raising it makes each sign-in store a new hash at the new cost.
   public private(set) var passwordCost = PasswordCost.standard

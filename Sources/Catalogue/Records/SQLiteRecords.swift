@@ -114,9 +114,8 @@ final class SQLiteRecords: RecordStore {
   /// Copies the database at `path` and its write-ahead log into a new private folder in the
   /// temporary folder; the folder, or nil when there is no room.
   private static func copyForReading(_ path: String) -> String? {
-    var template = Array("\(NSTemporaryDirectory())/catalogue-read-XXXXXX".utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
-    let folder = String(cString: made)
+    guard let folder = try? FileSystem.makePrivateFolder(named: "\(NSTemporaryDirectory())/catalogue-read-XXXXXX")
+    else { return nil }
     for suffix in ["", "-wal"] {
       let target = "\(folder)/\(LibraryLayout.database)\(suffix)"
       guard (try? FileSystem.copy(path + suffix, to: target)) != nil else {

@@ -145,7 +145,8 @@ extension SQLiteRecords {
     } catch {
       throw .database(error)
     }
-    defer { _ = unlink(path) }
+    // Copied in by then (or not needed): a file left here would hold only a copy.
+    defer { try? FileSystem.remove(path) }
     try Schema.migrate(
       fresh, path: path, migrations: Schema.migrations.filter { $0.version <= (version ?? Schema.current) })
     var report = RecoveryReport(tables: [])

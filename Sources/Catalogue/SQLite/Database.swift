@@ -355,7 +355,13 @@ final class Database {
     transaction = .read
     defer {
       transaction = nil
-      try? execute("COMMIT")
+      // Nothing was written, so a failed end loses nothing; but the snapshot must not stay
+      // open (it would hide later commits from this connection and hold the log back).
+      do {
+        try execute("COMMIT")
+      } catch {
+        if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+      }
     }
     return try body()
   }
@@ -365,9 +371,6 @@ final class Database {
 
   /// Rows changed by the last statement. The corresponding C function is `sqlite3_changes`.
   var changes: Int { Int(sqlite3_changes(handle)) }
-
-  /// Whether a transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
-  var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
   fileprivate var rawHandle: OpaquePointer { handle }
 }

@@ -284,6 +284,14 @@ enum FileSystem {
     return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
+  /// Makes a new folder of mode 0700 named `template` with its trailing `XXXXXX` made unique;
+  /// its path. The corresponding C function is `mkdtemp`.
+  static func makePrivateFolder(named template: String) throws(Errno) -> String {
+    var bytes = PathName.withBytes(of: template) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+    guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw Errno.current }
+    return PathName.decoding(UnsafeRawBufferPointer(start: made, count: strlen(made)))
+  }
+
   /// What the symbolic link at `path` points to; `nil` when `path` is no link. The
   /// corresponding C function is `readlink`.
   static func linkTarget(_ path: String) -> String? {

@@ -215,7 +215,7 @@ final class ConnectionReaper: Sendable {
       }
       return (count, table.count)
     }
-    if memory.withLock({ $0.shouldTrim(connections: open) }) { ListeningSocket.releaseFreeMemory() }
+    if memory.withLock({ $0.shouldTrim(connections: open) }) { System.releaseFreeMemory() }
     return cut
   }
 

@@ -32,8 +32,8 @@ public final class HTTPServer: Sendable {
 
   /// Binds and starts serving; throws when the address cannot be used.
   public init(configuration: HTTPServerConfiguration, service: any HTTPService) throws(HTTPServerError) {
-    ListeningSocket.raiseOpenFileLimit()
-    ListeningSocket.limitMallocArenas(configuration.mallocArenas)
+    System.raiseOpenFileLimit()
+    System.limitMallocArenas(configuration.mallocArenas)
     let (socket, port) = try ListeningSocket.open(address: configuration.address, port: configuration.port)
     let core = ServerCore(service: service, configuration: configuration)
     guard core.workers.start(), core.reaper.start() else {

@@ -1,5 +1,3 @@
-import CMicroHTTPDShims
-
 /// How an ``HTTPServer`` listens, how many threads it runs, and the limits it always sets.
 public struct HTTPServerConfiguration: Sendable {
   public enum LogFormat: Sendable { case text, json, off }
@@ -42,7 +40,7 @@ public struct HTTPServerConfiguration: Sendable {
   public var logSecretPrefixes: [String] = []
 
   public init() {
-    threads = Int(cmicrohttpdshims_available_cpus())
+    threads = System.availableCPUs()
     workers = max(2, threads)
   }
 }

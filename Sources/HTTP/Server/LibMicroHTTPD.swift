@@ -227,18 +227,4 @@ enum ListeningSocket {
     }
   }
 
-  /// Raises the soft limit of open files to the hard limit, so that `maximumConnections` can be
-  /// reached. Returns the limit now in force.
-  @discardableResult
-  static func raiseOpenFileLimit() -> UInt64 { cmicrohttpdshims_raise_open_file_limit() }
-
-  /// Lets malloc keep at most `arenas` arenas, shared by every thread. glibc makes up to eight a
-  /// core, one per thread that allocates at once, and each keeps the memory it once held: with
-  /// connection, worker and libdispatch threads that is memory no request is using.
-  static func limitMallocArenas(_ arenas: Int) {
-    if arenas > 0 { _ = cmicrohttpdshims_limit_malloc_arenas(Int32(arenas)) }
-  }
-
-  /// Gives what malloc holds free back to the system (see ``MemoryTrim``).
-  static func releaseFreeMemory() { _ = cmicrohttpdshims_release_free_memory() }
 }

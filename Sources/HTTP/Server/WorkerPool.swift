@@ -1,4 +1,3 @@
-import CMicroHTTPDShims
 import Dispatch
 import Synchronization
 
@@ -36,7 +35,7 @@ final class WorkerPool: Sendable {
     // Slow work (decoding an upload, hashing a password) yields to the threads that serve
     // requests: a reader's page is not held up by an upload. Linux gives each thread its own
     // nice value; a failure leaves the thread as it was.
-    if niceness > 0 { _ = cmicrohttpdshims_lower_thread_priority(niceness) }
+    if niceness > 0 { System.lowerThreadPriority(by: niceness) }
     work()
   }
 

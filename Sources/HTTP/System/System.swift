@@ -1,3 +1,4 @@
+import CSystemShims
 import Glibc
 
 /// The system calls the HTTP module makes, retried when interrupted, in one room.
@@ -10,6 +11,68 @@ enum System {
       if result != -1 || errno != EINTR { return result }
     }
   }
+
+  // MARK: The process
+
+  /// Raises the soft limit of open files to the hard limit, so that a server's connection
+  /// limit can be reached. Returns the limit now in force.
+  @discardableResult
+  static func raiseOpenFileLimit() -> UInt64 { csystemshims_raise_open_file_limit() }
+
+  /// How many CPUs this process may run on (its affinity mask), at least 1.
+  static func availableCPUs() -> Int { Int(csystemshims_available_cpus()) }
+
+  /// Lets malloc keep at most `arenas` arenas, shared by every thread. glibc makes up to eight a
+  /// core, one per thread that allocates at once, and each keeps the memory it once held: with
+  /// connection, worker and libdispatch threads that is memory no request is using.
+  static func limitMallocArenas(_ arenas: Int) {
+    if arenas > 0 { _ = csystemshims_limit_malloc_arenas(Int32(arenas)) }
+  }
+
+  /// Gives what malloc holds free back to the system (see ``MemoryTrim``).
+  static func releaseFreeMemory() { _ = csystemshims_release_free_memory() }
+
+  /// Makes the calling thread `niceness` nicer than it is.
+  static func lowerThreadPriority(by niceness: Int32) { _ = csystemshims_lower_thread_priority(niceness) }
+
+  // MARK: Folders and processes
+
+  /// Whether `path` is a folder (a link to one counts).
+  static func isFolder(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+  }
+
+  /// Whether `path` is a folder itself (not a link) that belongs to this process's user.
+  static func isOwnFolder(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR && status.st_uid == getuid()
+  }
+
+  /// Makes a new folder of mode 0700 whose name is `template` with its trailing `XXXXXX`
+  /// made unique (`mkdtemp`): its path, or the `errno` of the failure.
+  static func makePrivateFolder(named template: String) -> Result<String, SystemError> {
+    var bytes = Array(template.utf8CString)
+    guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+      return .failure(SystemError(code: errno))
+    }
+    return .success(String(cString: made))
+  }
+
+  /// A failed call's `errno`.
+  struct SystemError: Error {
+    let code: Int32
+  }
+
+  /// Removes `path` if it is an empty folder; a failure leaves it.
+  static func removeEmptyFolder(_ path: String) { _ = rmdir(path) }
+
+  static func processID() -> Int32 { getpid() }
+
+  /// Whether a process `pid` exists (whoever's it is).
+  static func processExists(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno != ESRCH }
+
+  // MARK: Clocks and output
 
   /// The monotonic clock in nanoseconds: for durations and deadlines.
   static func monotonicNanoseconds() -> Int64 {

@@ -20,14 +20,6 @@ enum ASCII {
     }
   }
 
-  /// Whether `text` starts with `prefix` ignoring ASCII case.
-  static func hasPrefixIgnoringCase(_ text: Substring, _ prefix: String) -> Bool {
-    let bytes = text.utf8
-    let wanted = prefix.utf8
-    guard bytes.count >= wanted.count else { return false }
-    return zip(bytes, wanted).allSatisfy { lowercased($0) == lowercased($1) }
-  }
-
   /// The value of a hexadecimal digit, or nil.
   @inline(__always)
   static func hexValue(_ byte: UInt8) -> UInt8? {

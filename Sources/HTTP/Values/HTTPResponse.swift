@@ -36,10 +36,4 @@ public struct HTTPResponse: Sendable {
     case .file(_, _, let length): return length
     }
   }
-
-  /// The body's bytes when it is held in memory, nil for a file.
-  public var bodyBytes: [UInt8]? {
-    if case .bytes(let bytes) = body { return bytes }
-    return nil
-  }
 }

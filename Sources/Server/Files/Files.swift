@@ -3,10 +3,6 @@ import Foundation
 import HTTP
 import ImagePipeline
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The library's pictures over HTTP. Every file is named by its content (the original's
 /// SHA-256, and for derived pictures the spec they were made with), so each is served as
 /// immutable: `ETag` the name, cached for a year, `304` and byte ranges through

@@ -138,8 +138,13 @@ extension CatalogueService {
           seconds: seconds,
           message: "too many failed sign-ins lately: wait \(seconds) second\(seconds == 1 ? "" : "s") and try again")
       }
+      // An id the browser held before is ended with the same connection, before the new
+      // session starts: the session it signs in with is new, and a failure to end the old one
+      // is the sign-in's failure, not a session left valid in silence.
+      let old = head.cookies[CookieName.session].flatMap { $0.isEmpty ? nil : $0 }
       let session = try library(author: nil) { (library) throws(CatalogueError) -> SessionGrant? in
         guard let reviewer = try library.verifyPassword(name: name, password: password, now: now) else { return nil }
+        if let old { try library.endSession(secret: old) }
         return try library.startSession(for: reviewer, policy: options.sessionPolicy, from: address, now: now)
       }
       guard let session else {
@@ -147,10 +152,6 @@ extension CatalogueService {
         return .refused("wrong name or password")
       }
       signInGuard.succeeded(name: name, address: address)
-      // An id the browser held before is ended: the session it signs in with is new.
-      if let old = head.cookies[CookieName.session], !old.isEmpty {
-        try? library(author: nil) { (library) throws(CatalogueError) in try library.endSession(secret: old) }
-      }
       return .signedIn(session)
     } catch {
       return .failed(error)

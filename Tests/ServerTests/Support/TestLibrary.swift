@@ -4,11 +4,9 @@ import Testing
 import TestSupport
 
 /// What the built `catalogue` printed and how it ended.
-struct CommandResult {
-  let status: Int32
-  let output: String
-  let error: String
+typealias CommandResult = BuiltCatalogue.Result
 
+extension BuiltCatalogue.Result {
   /// Standard output as a JSON object (`--json`).
   func json() throws -> [String: Any] {
     guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
@@ -22,15 +20,7 @@ struct CommandResult {
 /// executable as a user would: reviews, pictures, reviewers and tokens.
 final class TestLibrary: Sendable {
   /// The executable beside the test bundle (both are products of the same build).
-  static let executable: String = {
-    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for folder in [here, here.deletingLastPathComponent()] {
-      let candidate = folder.appendingPathComponent("catalogue").path
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/catalogue").path
-  }()
+  static let executable = BuiltCatalogue.path
 
   let folder: TemporaryFolder
   /// The library folder.
@@ -67,40 +57,7 @@ final class TestLibrary: Sendable {
 
   @discardableResult
   func run(_ arguments: [String], input: String? = nil) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.executable)
-    process.arguments = ["--library", path] + arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-    var environment = ProcessInfo.processInfo.environment
-    environment.removeValue(forKey: "CATALOGUE_LIBRARY")
-    process.environment = environment
-    // Output goes to files, read after the exit: nothing can block the child, and several
-    // commands may run at once.
-    let name = UUID().uuidString
-    let outputPath = folder.file("\(name).out")
-    let errorPath = folder.file("\(name).err")
-    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-    let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    defer {
-      try? output.close()
-      try? error.close()
-      try? FileManager.default.removeItem(atPath: outputPath)
-      try? FileManager.default.removeItem(atPath: errorPath)
-    }
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-    try standardInput.fileHandleForWriting.close()
-    process.waitUntilExit()
-    return CommandResult(
-      status: process.terminationStatus,
-      output: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self),
-      error: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self))
+    try BuiltCatalogue.run(["--library", path] + arguments, input: input, directory: folder.path)
   }
 
   /// Adds a review and returns its id.

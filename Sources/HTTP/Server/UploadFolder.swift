@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Why the upload folder could not be made: one line, what to do included.
 public struct UploadFolderError: Error, CustomStringConvertible, Sendable {
   public let description: String
@@ -29,30 +25,34 @@ public struct UploadFolder: Sendable {
     var parent = NSTemporaryDirectory()
     while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
     if let given {
-      var status = stat()
-      guard stat(given, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+      guard System.isFolder(given) else {
         throw UploadFolderError(description: "--upload-folder \(given) is not a folder: give one that exists")
       }
       parent = given
     }
     reclaimed = Self.reclaim(in: parent)
-    var template = Array("\(parent)/\(Self.prefix)XXXXXX".utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+    switch System.makePrivateFolder(named: "\(parent)/\(Self.prefix)XXXXXX") {
+    case .success(let made): path = made
+    case .failure(let error):
       throw UploadFolderError(
         description:
-          "cannot make a folder for uploads in \(parent): \(String(cString: strerror(errno))); give --upload-folder")
+          "cannot make a folder for uploads in \(parent): \(System.describe(error.code)); give --upload-folder")
     }
-    path = String(cString: made)
-    let pid = Array("\(getpid())\n".utf8)
+    let pid = Array("\(System.processID())\n".utf8)
     guard FileManager.default.createFile(atPath: "\(path)/\(Self.owner)", contents: Data(pid)) else {
-      rmdir(path)
+      System.removeEmptyFolder(path)
       throw UploadFolderError(description: "cannot write in \(path): give --upload-folder")
     }
   }
 
-  /// Removes the folder with what is left in it (the server stops).
+  /// Removes the folder with what is left in it (the server stops). What cannot be removed
+  /// (a file another user put there) stays, for the next server to reclaim.
   public func remove() {
-    try? FileManager.default.removeItem(atPath: path)
+    do {
+      try FileManager.default.removeItem(atPath: path)
+    } catch {
+      return
+    }
   }
 
   /// Removes the upload folders in `parent` whose server is gone; how many. A folder is only
@@ -63,12 +63,11 @@ public struct UploadFolder: Sendable {
     var removed = 0
     for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
       let folder = "\(parent)/\(name)"
-      var status = stat()
-      guard lstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(),
+      guard System.isOwnFolder(folder),
         let text = try? String(contentsOfFile: "\(folder)/\(owner)", encoding: .utf8),
-        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+        !System.processExists(pid)
       else { continue }
-      if kill(pid, 0) == 0 || errno != ESRCH { continue }
       if (try? FileManager.default.removeItem(atPath: folder)) != nil { removed += 1 }
     }
     return removed
