@@ -489,6 +489,8 @@ def check_heif(path):
         c.expect(rc == 0, "heif-info rc=%d %s" % (rc, err.strip()[:200]))
         first = [l for l in out.decode(errors="replace").splitlines() if l.startswith("image:")]
         c.note("heif-info: %s" % (first[0] if first else "no image line"))
+        if "-clap-" in path:
+            check_heif_shows_quadrants(c, path, out.decode(errors="replace"))
     elif "ispe" in path:
         # What libheif makes of a size box that is not the coded picture's: it reports the box
         # and decodes the coded picture whatever the box says.
@@ -503,6 +505,29 @@ def check_heif(path):
         c.expect(decoded == want, "heif-convert decodes %s, want %s" % (decoded, want))
         c.note("heif-info: %s; heif-convert decodes %s" % (first[0] if first else "no image line", decoded))
     return c.result()
+
+
+def check_heif_shows_quadrants(c, path, info):
+    """A file with a clean aperture, a rotation and a mirroring (tools/heif_transform.py): what
+    libheif shows (heif-convert) is the quadrants, 120 x 80, with none of the grey frame that
+    the aperture leaves out; a stored thumbnail is half the coded picture."""
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.png")
+        rc, _, err = run(["heif-convert", path, out])
+        c.expect(rc == 0, "heif-convert rc=%d %s" % (rc, err.strip()[:200]))
+        pic, err = im_decode(out) if rc == 0 else (None, err)
+    if pic is None:
+        c.expect(False, "heif-convert gave nothing: %s" % err)
+        return
+    c.expect((pic.width, pic.height) == (120, 80), "heif-convert shows %dx%d" % (pic.width, pic.height))
+    for point, want in list(zip(centres(120, 80), P.QUADRANT_COLOURS)) + list(zip(corners(120, 80), P.QUADRANT_COLOURS)):
+        got = pic(*point)[:3]
+        c.expect(close(got, want, 8), "heif-convert at %s: %s, want %s" % (point, fmt(got), fmt(want)))
+    if "preview" in path:
+        thumbnails = [l.strip() for l in info.splitlines() if l.strip().startswith("thumbnail:")]
+        want = "thumbnail: 60x40" if "untransformed" not in path else "thumbnail: 72x48"
+        c.expect(thumbnails == [want], "heif-info: %s, want %r" % (thumbnails, want))
+    c.note("heif-convert shows the quadrants, 120x80")
 
 
 def check_hostile(path, probe):
