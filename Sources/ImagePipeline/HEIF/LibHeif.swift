@@ -79,7 +79,7 @@ final class HEIFContext {
     var handle: OpaquePointer?
     try check(cheifshims_context_get_primary_image_handle(context, &handle))
     guard let handle else { throw .corrupt(format, detail: "libheif found no primary image") }
-    return HEIFImageHandle(handle, context: self)
+    return HEIFImageHandle(handle, context: self, itemID: nil)
   }
 }
 
@@ -89,10 +89,14 @@ final class HEIFContext {
 final class HEIFImageHandle {
   private let handle: OpaquePointer
   private let context: HEIFContext
+  /// The image's item ID, for a thumbnail (the ID its list gave); `nil` for the primary image,
+  /// whose ID is the file's `pitm`.
+  let itemID: Int?
 
-  fileprivate init(_ handle: OpaquePointer, context: HEIFContext) {
+  fileprivate init(_ handle: OpaquePointer, context: HEIFContext, itemID: Int?) {
     self.handle = handle
     self.context = context
+    self.itemID = itemID
   }
 
   deinit { cheifshims_image_handle_release(handle) }
@@ -160,7 +164,7 @@ final class HEIFImageHandle {
     for id in ids.prefix(Int(max(listed, 0))) {
       var thumbnail: OpaquePointer?
       try context.check(cheifshims_image_handle_get_thumbnail(handle, id, &thumbnail))
-      if let thumbnail { thumbnails.append(HEIFImageHandle(thumbnail, context: context)) }
+      if let thumbnail { thumbnails.append(HEIFImageHandle(thumbnail, context: context, itemID: Int(id))) }
     }
     return thumbnails
   }
