@@ -240,3 +240,120 @@ def shift_iloc(payload, delta):
             if method == 0 and not moved_base:
                 write(offset_at, offset_size, offset + delta)
     return bytes(data)
+
+
+# ---------------------------------------------------------------- a grid from tiles
+def item_data(data, item):
+    """The bytes of `item`'s data in a file whose `iloc` keeps it in the file (method 0)."""
+    heif = HEIF(data)
+    payload = bytes(heif._child(b"iloc")[1])
+    version = payload[0]
+    offset_size, length_size = payload[4] >> 4, payload[4] & 15
+    base_size, index_size = payload[5] >> 4, (payload[5] & 15) if version >= 1 else 0
+    at = 6
+
+    def read(size):
+        nonlocal at
+        value = int.from_bytes(payload[at:at + size], "big") if size else 0
+        at += size
+        return value
+
+    for _ in range(read(2 if version < 2 else 4)):
+        found = read(2 if version < 2 else 4)
+        method = read(2) & 15 if version >= 1 else 0
+        read(2)
+        base = read(base_size)
+        pieces = []
+        for _ in range(read(2)):
+            read(index_size)
+            offset, length = read(offset_size), read(length_size)
+            pieces.append(data[base + offset:base + offset + length])
+        if found == item:
+            if method != 0:
+                raise ValueError("item %d is not stored in the file" % item)
+            return b"".join(pieces)
+    raise KeyError(item)
+
+
+def grid(tiles, columns, rows, width, height, nclx, brand=b"heix", thumbnail=None, thumbnail_tagged=True):
+    """A HEIF file whose primary image is a `columns` x `rows` grid of `width` x `height` made
+    of `tiles` (HEIF files from heif-enc, each a single HEVC image, row by row), as cameras
+    write them: the tiles hidden, the grid descriptor in `idat`, and the nclx colour box
+    (primaries, transfer, matrix, full range) on every tile and on the grid, since libheif 1.15
+    converts each tile with the tile's own box. With `thumbnail` (another such file), it is the
+    grid's stored thumbnail, with the same colour box unless `thumbnail_tagged` is false."""
+    parsed = [HEIF(data) for data in tiles]
+    first = parsed[0]
+    tile_width, tile_height = first.ispe(first.primary)
+    assert tile_width * columns >= width > tile_width * (columns - 1), "the grid's width does not fit its tiles"
+    assert tile_height * rows >= height > tile_height * (rows - 1), "the grid's height does not fit its tiles"
+    properties = []
+
+    def index_of(prop):
+        if prop not in properties:
+            properties.append(prop)
+        return properties.index(prop) + 1
+
+    colour = index_of(colr_nclx(*nclx))
+    pixi = first.property_of(first.primary, b"pixi")
+    tile_ids = list(range(1, len(tiles) + 1))
+    grid_id = len(tiles) + 1
+    associations = {}
+    coded = []
+    for item, heif, data in zip(tile_ids, parsed, tiles):
+        assert heif.ispe(heif.primary) == (tile_width, tile_height), "tiles of different sizes"
+        associations[item] = [
+            (True, index_of(heif.property_of(heif.primary, b"hvcC"))),
+            (False, index_of(heif.property_of(heif.primary, b"ispe"))),
+            (False, index_of(pixi)),
+            (False, colour),
+        ]
+        coded.append(item_data(data, heif.primary))
+    associations[grid_id] = [
+        (False, index_of(full_box(b"ispe", 0, 0, struct.pack(">II", width, height)))),
+        (False, index_of(pixi)),
+        (False, colour),
+    ]
+    items = tile_ids + [grid_id]
+    stored = list(zip(tile_ids, coded))
+    if thumbnail is not None:
+        preview = HEIF(thumbnail)
+        thumbnail_id = grid_id + 1
+        associations[thumbnail_id] = [
+            (True, index_of(preview.property_of(preview.primary, b"hvcC"))),
+            (False, index_of(preview.property_of(preview.primary, b"ispe"))),
+            (False, index_of(preview.property_of(preview.primary, b"pixi"))),
+        ] + ([(False, colour)] if thumbnail_tagged else [])
+        items.append(thumbnail_id)
+        stored.append((thumbnail_id, item_data(thumbnail, preview.primary)))
+    ipma = bytearray(struct.pack(">I", len(associations)))
+    for item in items:
+        ipma += struct.pack(">HB", item, len(associations[item]))
+        ipma += bytes((0x80 if essential else 0) | index for essential, index in associations[item])
+    iprp = box(b"iprp", box(b"ipco", b"".join(properties)) + full_box(b"ipma", 0, 0, bytes(ipma)))
+    infe = [full_box(b"infe", 2, 1, struct.pack(">HH4s", item, 0, b"hvc1") + b"\0") for item in tile_ids]
+    infe.append(full_box(b"infe", 2, 0, struct.pack(">HH4s", grid_id, 0, b"grid") + b"\0"))
+    if thumbnail is not None:
+        infe.append(full_box(b"infe", 2, 0, struct.pack(">HH4s", thumbnail_id, 0, b"hvc1") + b"\0"))
+    iinf = full_box(b"iinf", 0, 0, struct.pack(">H", len(infe)) + b"".join(infe))
+    descriptor = struct.pack(">BBBBHH", 0, 0, rows - 1, columns - 1, width, height)
+    dimg = box(b"dimg", struct.pack(">HH", grid_id, len(tile_ids)) + b"".join(struct.pack(">H", t) for t in tile_ids))
+    if thumbnail is not None:
+        dimg += box(b"thmb", struct.pack(">HHH", thumbnail_id, 1, grid_id))
+    iref = full_box(b"iref", 0, 0, dimg)
+    ftyp = box(b"ftyp", brand + b"\0\0\0\0" + b"mif1" + brand + b"miaf")
+
+    def meta(mdat_start):
+        entries = b""
+        offset = mdat_start
+        for item, payload in stored:
+            entries += struct.pack(">HHHHII", item, 0, 0, 1, offset, len(payload))
+            offset += len(payload)
+        entries += struct.pack(">HHHHII", grid_id, 1, 0, 1, 0, len(descriptor))
+        iloc = full_box(b"iloc", 1, 0, struct.pack(">BBH", 0x44, 0x00, len(stored) + 1) + entries)
+        hdlr = full_box(b"hdlr", 0, 0, b"\0\0\0\0pict" + b"\0" * 12 + b"\0")
+        pitm = full_box(b"pitm", 0, 0, struct.pack(">H", grid_id))
+        return full_box(b"meta", 0, 0, hdlr + pitm + iinf + iloc + iref + iprp + box(b"idat", descriptor))
+
+    start = len(ftyp) + len(meta(0)) + 8
+    return ftyp + meta(start) + box(b"mdat", b"".join(payload for _, payload in stored))

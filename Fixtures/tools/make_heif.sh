@@ -4,7 +4,8 @@
 #   Fixtures/tools/make_heif.sh        (from anywhere)
 #
 # Needs heif-enc (libheif-examples: x265), avifenc (libavif-bin: aom), exiftool, ImageMagick's
-# /usr/bin/convert, python3, and the ICC profiles of icc-profiles-free. See Fixtures/README.md.
+# /usr/bin/convert, python3 with numpy (python3-numpy, for make_hdr.py), and the ICC profiles of
+# icc-profiles-free. See Fixtures/README.md.
 set -euo pipefail
 
 fixtures=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -131,6 +132,34 @@ python3 "$tools/heif_transform.py" "$work/preview.heic" images/heic-clap-irot180
 heif -q 90 --thumb 68 -o "$work/preview.heic" "$work/clap-90-0.png"
 python3 "$tools/heif_transform.py" "$work/preview.heic" images/heic-clap-irot90-imir0-preview.heic \
   --clap 80 120 4 -4 --irot 90 --imir 0 --thumbnails
+
+# ---------------------------------------------------------------- 10-bit grids, as cameras write
+# Canon's and Sony's .HIF: 2 x 2 tiles of 192 x 128 showing 368 x 248 (the right column and the
+# bottom row cut), 10-bit, full range, nclx on every tile and on the grid. PQ as Canon writes
+# it (BT.2020, 4:2:2), HLG (BT.2020, 4:2:0), and SDR as Sony's (BT.709 primaries, sRGB transfer,
+# BT.601 matrix, 4:2:0). make_hdr.py writes the tiles' 16-bit samples and the references.
+python3 "$tools/make_hdr.py" "$work" images
+declare -A nclx=([pq]=9/16/9/1 [hlg]=9/18/9/1 [srgb]=1/13/6/1) chroma=([pq]=422 [hlg]=420 [srgb]=420)
+for kind in pq hlg srgb; do
+  tiles=()
+  for tile in 0-0 0-1 1-0 1-1; do
+    heif -q 90 -b 10 -p "chroma=${chroma[$kind]}" -o "$work/$kind-$tile.heic" "$work/$kind-tile-$tile.png"
+    tiles+=("$work/$kind-$tile.heic")
+  done
+  python3 "$tools/heif_grid.py" "images/heic-grid-10bit-$kind.heic" 2x2 368x248 "${nclx[$kind]}" "${tiles[@]}"
+done
+# The PQ grid with a stored thumbnail (184 x 124): the picture halved and coded as it is (PQ,
+# the same colour box), or an SDR one made from the reference (8-bit, no colour box).
+pq_tiles=("$work"/pq-{0-0,0-1,1-0,1-1}.heic)
+heif -q 90 -b 10 -p chroma=422 -o "$work/pq-preview.heic" "$work/pq-preview.png"
+python3 "$tools/heif_grid.py" images/heic-grid-10bit-pq-preview.heic 2x2 368x248 "${nclx[pq]}" \
+  "${pq_tiles[@]}" --thumbnail "$work/pq-preview.heic"
+# The PQ picture as an AVIF (not a grid): avifenc converts with the BT.2020 matrix itself.
+avif -d 10 -y 444 --cicp 9/16/9 -r full "$work/pq-signal.png" images/avif-10bit-pq.avif
+"$IM" images/hdr-reference-pq.png -scale 50% "${IMCLEAN[@]}" "$work/sdr-preview.png"
+heif -q 90 -o "$work/sdr-preview.heic" "$work/sdr-preview.png"
+python3 "$tools/heif_grid.py" images/heic-grid-10bit-pq-preview-untagged.heic 2x2 368x248 "${nclx[pq]}" \
+  "${pq_tiles[@]}" --untagged-thumbnail "$work/sdr-preview.heic"
 
 # ---------------------------------------------------------------- hostile
 python3 "$tools/make_heif_hostile.py" images hostile

@@ -483,7 +483,9 @@ def check_heif(path):
     data = read_file(path)
     c = Checks()
     brand = os.path.basename(path)[:4].encode()
-    c.expect(data[4:8] == b"ftyp" and data[8:12] == brand, "ftyp %r, want brand %r" % (data[:12], brand))
+    # A 10-bit HEIC is "heix" (HEVC's Main 10 and range extensions), as cameras write it.
+    brands = (brand, b"heix") if brand == b"heic" else (brand,)
+    c.expect(data[4:8] == b"ftyp" and data[8:12] in brands, "ftyp %r, want brand %r" % (data[:12], brands))
     if path.startswith("images/"):
         rc, out, err = run(["heif-info", path])
         c.expect(rc == 0, "heif-info rc=%d %s" % (rc, err.strip()[:200]))
@@ -491,6 +493,8 @@ def check_heif(path):
         c.note("heif-info: %s" % (first[0] if first else "no image line"))
         if "-clap-" in path:
             check_heif_shows_quadrants(c, path, out.decode(errors="replace"))
+        if "10bit-pq" in path or "10bit-hlg" in path or "10bit-srgb" in path:
+            check_heif_samples(c, path, out.decode(errors="replace"))
     elif "ispe" in path:
         # What libheif makes of a size box that is not the coded picture's: it reports the box
         # and decodes the coded picture whatever the box says.
@@ -528,6 +532,58 @@ def check_heif_shows_quadrants(c, path, info):
         want = "thumbnail: 60x40" if "untransformed" not in path else "thumbnail: 72x48"
         c.expect(thumbnails == [want], "heif-info: %s, want %r" % (thumbnails, want))
     c.note("heif-convert shows the quadrants, 120x80")
+
+
+def hdr_kind(path):
+    return next(kind for kind in ("pq", "hlg", "srgb") if "10bit-" + kind in path)
+
+
+def check_heif_samples(c, path, info):
+    """A 10-bit picture of tools/make_hdr.py: libheif decodes (heif-convert, 16-bit PNG, the
+    nclx colour box's matrix) the samples make_hdr.py coded, within the codec's error (PSNR of
+    at least 38 dB over the 10-bit signal); a stored thumbnail is 184 x 124."""
+    import make_hdr  # needs numpy, as make_hdr.py does
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.png")
+        rc, _, err = run(["heif-convert", path, out])
+        c.expect(rc == 0, "heif-convert rc=%d %s" % (rc, err.strip()[:200]))
+        rc, raw, err = run([IM, out, "-depth", "16", "-endian", "MSB", "rgb:-"]) if rc == 0 else (rc, b"", err)
+    if rc != 0 or len(raw) != make_hdr.WIDTH * make_hdr.HEIGHT * 6:
+        c.expect(False, "no 16-bit %dx%d picture from heif-convert: %s" % (make_hdr.WIDTH, make_hdr.HEIGHT, err[:200]))
+        return
+    decoded = np.frombuffer(raw, dtype=">u2").reshape(make_hdr.HEIGHT, make_hdr.WIDTH, 3) / 65535
+    kind = hdr_kind(path)
+    coded = np.rint(np.clip(make_hdr.signal(kind, make_hdr.scene()), 0, 1) * 65535) / 65535
+    psnr = 10 * np.log10(1 / np.mean((decoded - coded) ** 2))
+    c.expect(psnr >= 38, "the decoded samples score %.1f dB against the coded ones" % psnr)
+    if "preview" in path:
+        thumbnails = [l.strip() for l in info.splitlines() if l.strip().startswith("thumbnail:")]
+        c.expect(thumbnails == ["thumbnail: 184x124"], "heif-info: %s" % thumbnails)
+    c.note("heif-convert decodes the coded samples: %.1f dB" % psnr)
+
+
+def check_hdr_reference(path):
+    """A reference of tools/make_hdr.py: the bytes it writes again, an 8-bit RGB PNG."""
+    import make_hdr
+
+    c = Checks()
+    if not _hdr_references:
+        with tempfile.TemporaryDirectory() as work:
+            make_hdr.main(work, work)
+            for kind in ("pq", "hlg", "srgb"):
+                name = "hdr-reference-%s.png" % kind
+                _hdr_references[name] = read_file(os.path.join(work, name))
+    c.expect(read_file(path) == _hdr_references.get(os.path.basename(path)), "make_hdr.py writes other bytes now")
+    rc, _, _, ihdr = pngcheck(path)
+    size = (int(ihdr.group(1)), int(ihdr.group(2))) if ihdr else None
+    c.expect(rc == 0 and size == (make_hdr.WIDTH, make_hdr.HEIGHT), "pngcheck rc=%d, size %s" % (rc, size))
+    c.note("make_hdr.py writes these bytes again; %s" % (ihdr.group(3) if ihdr else "?"))
+    return c.result()
+
+
+_hdr_references = {}
 
 
 def check_hostile(path, probe):
@@ -886,6 +942,8 @@ def main():
                 ok, note = check_colour(path)
             elif base.startswith(("heic-", "avif-")):
                 ok, note = check_heif(path)
+            elif base.startswith("hdr-reference-"):
+                ok, note = check_hdr_reference(path)
             elif path.startswith("images/"):
                 if base in JPEGS:
                     ok, note = check_valid_jpeg(path, JPEGS[base], measured)
