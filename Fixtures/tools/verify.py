@@ -803,6 +803,10 @@ WEBPS = {
     "images/webp-orientation-3.webp": ((120, 80), "EXIF metadata", None),
     "images/webp-icc.webp": ((120, 80), "ICC profile", None),
     "images/webp-animated.webp": ((120, 80), "Number of frames: 3", "animated WebP file is not supported"),
+    # Transparent through the palette; webpmux reads the headers, which say so only in the first.
+    "images/webp-lossless-palette-alpha.webp": ((120, 80), "transparency", None),
+    "images/webp-lossless-palette-alpha-no-hint.webp": ((120, 80), "No features present", None),
+    "images/webp-lossless-palette-alpha-vp8x-no-flag.webp": ((120, 80), "No features present", None),
     "hostile/webp-truncated-lossy.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
     "hostile/webp-truncated-lossless.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
     "hostile/webp-riff-size-past-end.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
@@ -834,10 +838,33 @@ def check_webp(path):
     if dwebp is None:
         c.expect(run.returncode == 0, "dwebp failed: %s" % said)
         c.note("dwebp decodes it")
+        if "palette-alpha" in path:
+            check_webp_palette_alpha(c, path, data)
     else:
         c.expect(run.returncode != 0 and dwebp in said, "dwebp said %r, want %r" % (said, dwebp))
         c.note("dwebp: %s" % dwebp)
     return c.result()
+
+
+def check_webp_palette_alpha(c, path, data):
+    """The palette-alpha files (tools/webp_alpha_hint.py): one VP8L picture using colour
+    indexing (transform 3, the first the bitstream names), whose alpha_is_used hint is set only
+    in the first file, behind a VP8X without its alpha flag in the last; libwebp decodes the
+    palette's alpha (dwebp -pam, always RGBA) all the same: 255, 170, 85, 0 at the centres."""
+    at = data.index(b"VP8L") + 8
+    hint = struct.unpack("<I", data[at + 1:at + 5])[0] >> 28 & 1
+    c.expect(hint == (0 if "hint" in path or "vp8x" in path else 1), "VP8L alpha_is_used = %d" % hint)
+    # After the 5 header bytes: transform present (1 bit), then its type (2 bits), LSB first.
+    c.expect(data[at + 5] & 1 == 1 and data[at + 5] >> 1 & 3 == 3, "the first transform is not colour indexing")
+    if "vp8x" in path:
+        c.expect(data[12:16] == b"VP8X" and data[20] & 0x10 == 0, "not a VP8X without its alpha flag")
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.pam")
+        subprocess.run(["dwebp", path, "-pam", "-o", out], capture_output=True)
+        pic = Picture(read_file(out))
+    alphas = [pic(*point)[3] for point in centres(120, 80)]
+    c.expect(alphas == [255, 170, 85, 0], "dwebp -pam gives alpha %s" % alphas)
+    c.note("alpha hint %d, colour indexing, dwebp's alpha %s" % (hint, alphas))
 
 
 # ---------------------------------------------------------------- colour
