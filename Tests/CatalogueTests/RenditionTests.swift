@@ -98,11 +98,18 @@ struct RenditionTests {
     #expect(try test.library.check().isHealthy)
   }
 
-  @Test func transparentPicturesArePNG() throws {
-    let (test, review) = try libraryWithPictures(["rgba-8.png"])
-    let path = try test.library.displayRendition(of: review.images[0].image.sha256)
+  /// A PNG with alpha, and a lossless WebP transparent through its palette whose headers say
+  /// nothing of alpha (the pixels tell): PNG thumbnails and renditions, with their alpha.
+  @Test(arguments: ["rgba-8.png", "webp-lossless-palette-alpha-vp8x-no-flag.webp"])
+  func transparentPicturesArePNG(name: String) throws {
+    let (test, review) = try libraryWithPictures([name])
+    let image = review.images[0].image
+    #expect(image.thumbnailFormat == .png && image.thumbnail.hasSuffix(".png"))
+    #expect(try decoded(test.library, image.thumbnail).pixels.hasTransparency)
+    let path = try test.library.displayRendition(of: image.sha256)
     #expect(path.hasSuffix("-1600-fit-q85-progressive.png"))
     #expect(try decoded(test.library, path).pixels.hasTransparency)
+    #expect(try test.library.check().isHealthy)
   }
 
   @Test func largePicturesShrinkToTheDisplaySizeAndSmallOnesAreNeverEnlarged() throws {
