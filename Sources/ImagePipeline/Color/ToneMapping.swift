@@ -24,8 +24,9 @@ import Glibc
 /// 5. **The sRGB curve**, rounded to 8 bits.
 ///
 /// The steps are tables where they can be: a sample's light (one entry per code), the tone
-/// curve (by the square root of the light, interpolated) and the sRGB curve (by 1/65535 of
-/// linear light), so a pixel costs lookups and a 3 × 3 matrix, and HLG one `powf`.
+/// curve's gain and HLG's OOTF gain (by the square root of the light, interpolated) and the
+/// sRGB curve (by 1/65535 of linear light), so a pixel costs lookups and a 3 × 3 matrix, with
+/// no division and no `powf`.
 /// `Fixtures/tools/make_hdr.py` computes the same conversion in float64 for the tests' references.
 struct ToneMapping: Sendable {
   /// HDR reference white in cd/m² (ITU-R BT.2408): the light that becomes sRGB white's level.
@@ -95,42 +96,48 @@ struct ToneMapping: Sendable {
   ) {
     let tables = Self.tables
     let top = light.count - 1
+    let knee = Self.knee
+    let hlg = transfer == .hlg
+    let luma = sourceLuma
     light.withUnsafeBufferPointer { light in
       matrix.withUnsafeBufferPointer { m in
-        tables.curve.withUnsafeBufferPointer { curve in
-          tables.encode.withUnsafeBufferPointer { encode in
-            for index in 0..<count {
-              let pixel = source + index * channels
-              var r = light[min(Int(UInt16(littleEndian: pixel[0])), top)]
-              var g = light[min(Int(UInt16(littleEndian: pixel[1])), top)]
-              var b = light[min(Int(UInt16(littleEndian: pixel[2])), top)]
-              if transfer == .hlg {
-                // BT.2100's OOTF: 1000 cd/m² × Ys^0.2 × E, over reference white.
-                let ys = sourceLuma.0 * r + sourceLuma.1 * g + sourceLuma.2 * b
-                let scale = ys > 0 ? Float(Self.sourcePeak / Self.referenceWhite) * powf(ys, 0.2) : 0
-                r *= scale
-                g *= scale
-                b *= scale
-              }
-              var red = m[0] * r + m[1] * g + m[2] * b
-              var green = m[3] * r + m[4] * g + m[5] * b
-              var blue = m[6] * r + m[7] * g + m[8] * b
-              let largest = max(red, green, blue)
-              if largest > Self.knee {
-                let scale = Self.interpolate(curve, largest) / largest
-                red *= scale
-                green *= scale
-                blue *= scale
-              }
-              Self.mapIntoGamut(&red, &green, &blue)
-              let out = output + index * channels
-              out[0] = encode[Int(red * 65535 + 0.5)]
-              out[1] = encode[Int(green * 65535 + 0.5)]
-              out[2] = encode[Int(blue * 65535 + 0.5)]
-              if channels == 4 {
-                // Alpha is not light: only brought to 8 bits, rounded.
-                let alpha = Int(UInt16(littleEndian: pixel[3]))
-                out[3] = UInt8(min((alpha * 255 + top / 2) / top, 255))
+        tables.gain.withUnsafeBufferPointer { gain in
+          tables.ootf.withUnsafeBufferPointer { ootf in
+            tables.encode.withUnsafeBufferPointer { encode in
+              for index in 0..<count {
+                let pixel = source + index * channels
+                var r = light[min(Int(UInt16(littleEndian: pixel[0])), top)]
+                var g = light[min(Int(UInt16(littleEndian: pixel[1])), top)]
+                var b = light[min(Int(UInt16(littleEndian: pixel[2])), top)]
+                if hlg {
+                  // BT.2100's OOTF: 1000 cd/m² × Ys^0.2 × E, over reference white.
+                  let scale = Self.lookUp(ootf, max(luma.0 * r + luma.1 * g + luma.2 * b, 0), top: 1)
+                  r *= scale
+                  g *= scale
+                  b *= scale
+                }
+                var red = m[0] * r + m[1] * g + m[2] * b
+                var green = m[3] * r + m[4] * g + m[5] * b
+                var blue = m[6] * r + m[7] * g + m[8] * b
+                let largest = max(red, green, blue)
+                if largest > knee {
+                  // Past the table (PQ's 10000 cd/m² made more by the primaries), the curve
+                  // is at its peak: reference white.
+                  let scale = largest < Self.curveTop ? Self.lookUp(gain, largest, top: Self.curveTop) : 1 / largest
+                  red *= scale
+                  green *= scale
+                  blue *= scale
+                }
+                Self.mapIntoGamut(&red, &green, &blue)
+                let out = output + index * channels
+                out[0] = encode[Int(red * 65535 + 0.5)]
+                out[1] = encode[Int(green * 65535 + 0.5)]
+                out[2] = encode[Int(blue * 65535 + 0.5)]
+                if channels == 4 {
+                  // Alpha is not light: only brought to 8 bits, rounded.
+                  let alpha = Int(UInt16(littleEndian: pixel[3]))
+                  out[3] = UInt8(min((alpha * 255 + top / 2) / top, 255))
+                }
               }
             }
           }
@@ -187,37 +194,45 @@ struct ToneMapping: Sendable {
     return Float(pqDisplayLight(knee * source) / referenceWhite)
   }()
 
-  /// The tables every converter shares: the tone curve by the square root of light (over
-  /// reference white, up to PQ's 10000 cd/m²), and the sRGB curve by 1/65535 of linear light.
+  /// The tables every converter shares, each by the square root of what it is looked up by:
+  /// the tone curve's gain (its light over the light given, over reference white up to PQ's
+  /// 10000 cd/m²), HLG's OOTF gain (by the scene luminance, 0–1), and the sRGB curve by
+  /// 1/65535 of linear light.
   private struct Tables: Sendable {
-    let curve: [Float]
+    let gain: [Float]
+    let ootf: [Float]
     let encode: [UInt8]
   }
 
-  private static let curveSteps = 4096
+  private static let steps = 4096
   private static let curveTop = Float(10000 / referenceWhite)
 
   private static let tables: Tables = {
-    let curve = (0...curveSteps).map { step in
-      let root = Double(step) / Double(curveSteps)
+    let gain = (0...steps).map { step -> Float in
+      let root = Double(step) / Double(steps)
       let light = root * root * Double(curveTop) * referenceWhite
-      return Float(eetf(light) / referenceWhite)
+      return step == 0 ? 1 : Float(eetf(light) / light)
+    }
+    let ootf = (0...steps).map { step -> Float in
+      let luminance = pow(Double(step) / Double(steps), 2)
+      return Float(sourcePeak / referenceWhite * pow(luminance, 0.2))
     }
     let encode = (0...65535).map { step -> UInt8 in
       let linear = Double(step) / 65535
       let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
       return UInt8((encoded * 255).rounded())
     }
-    return Tables(curve: curve, encode: encode)
+    return Tables(gain: gain, ootf: ootf, encode: encode)
   }()
 
-  /// The tone curve at `light` (over reference white), interpolated between its entries.
+  /// `table` (made by the square root of what it is looked up by, from 0 to `top`) at `value`,
+  /// interpolated between its entries.
   @inline(__always)
-  private static func interpolate(_ curve: UnsafeBufferPointer<Float>, _ light: Float) -> Float {
-    let position = (min(light, curveTop) / curveTop).squareRoot() * Float(curveSteps)
-    let index = min(Int(position), curveSteps - 1)
+  private static func lookUp(_ table: UnsafeBufferPointer<Float>, _ value: Float, top: Float) -> Float {
+    let position = (min(value, top) * (1 / top)).squareRoot() * Float(steps)
+    let index = min(Int(position), steps - 1)
     let fraction = position - Float(index)
-    return curve[index] + (curve[index + 1] - curve[index]) * fraction
+    return table[index] + (table[index + 1] - table[index]) * fraction
   }
 
   /// Desaturates a linear BT.709 colour towards its luminance until it is within [0, 1]: first
