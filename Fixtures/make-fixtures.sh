@@ -5,6 +5,7 @@
 #
 # Needs (Debian): imagemagick libimage-exiftool-perl libjpeg-turbo-progs
 #                 pngcheck gcc libjpeg-dev libpng-dev liblcms2-dev webp libheif-examples libavif-bin icc-profiles-free python3
+#                 python3-numpy (make_hdr.py and verify.py: the 10-bit grids and their references)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ next to the tools

@@ -4,7 +4,8 @@
 #   Fixtures/tools/make_heif.sh        (from anywhere)
 #
 # Needs heif-enc (libheif-examples: x265), avifenc (libavif-bin: aom), exiftool, ImageMagick's
-# /usr/bin/convert, python3, and the ICC profiles of icc-profiles-free. See Fixtures/README.md.
+# /usr/bin/convert, python3 with numpy (python3-numpy, for make_hdr.py), and the ICC profiles of
+# icc-profiles-free. See Fixtures/README.md.
 set -euo pipefail
 
 fixtures=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,6 +45,21 @@ big = pictures.quadrants(width=480, height=320)
 png("quadrants-alpha-480x320.png", [[px + (alphas[pictures.quadrant_of(x, y, 480, 320)],) for x, px in enumerate(row)]
                                     for y, row in enumerate(big)], 6)
 open("%s/orientation-6.tiff" % work, "wb").write(exif.orientation(6))
+# For the clean aperture (clap), rotation (irot) and mirroring (imir): coded samples that show
+# the quadrants once libheif has cropped them, turned them anticlockwise, then mirrored them
+# (axis 0 top to bottom, 1 left to right, as libheif 1.15 reads the bit). So they are the
+# quadrants mirrored, turned clockwise, and framed in grey by margins of different widths
+# (left 16, right 8, top 4, bottom 12), which an aperture centred on the picture would show.
+turn_clockwise = {0: pictures.identity, 90: pictures.rotate90, 180: pictures.rotate180, 270: pictures.rotate270}
+mirror = {"none": pictures.identity, "0": pictures.flip, "1": pictures.flop}
+GREY = (128, 128, 128)
+for angle in (0, 90, 180, 270):
+    for axis in ("none", "0", "1"):
+        inner = turn_clockwise[angle](mirror[axis](q))
+        width = 16 + len(inner[0]) + 8
+        framed = [[GREY] * width for _ in range(4)] + [[GREY] * 16 + row + [GREY] * 8 for row in inner]
+        framed += [[GREY] * width for _ in range(12)]
+        png("clap-%d-%s.png" % (angle, axis), framed, 2)
 PY
 "$IM" "$work/quadrants.png" -depth 16 "${IMCLEAN[@]}" "PNG48:$work/quadrants-16.png"
 
@@ -86,6 +102,64 @@ avif --exif "$work/orientation-6.tiff" "$work/quadrants-ccw.png" images/avif-iro
 avif --icc /usr/share/color/icc/compatibleWithAdobeRGB1998.icc "$work/quadrants.png" images/avif-icc.avif
 avif --cicp 1/13/1 -r full "$work/quadrants.png" images/avif-nclx.avif
 avif --grid 2x2 "$work/quadrants-256x128.png" images/avif-grid-2x2.avif
+
+# ---------------------------------------------------------------- clap, irot and imir
+# Every rotation with every mirroring (or none), after a clean aperture off the centre: the
+# aperture keeps 120 x 80 (80 x 120 before a quarter turn) whose centre is 4 right of and 4
+# above the coded picture's, which leaves out the grey frame. heif-enc and this avifenc write
+# none of these boxes in the order MIAF requires, so tools/heif_transform.py adds them.
+for angle in 0 90 180 270; do
+  for axis in none 0 1; do
+    if ((angle % 180 == 0)); then aperture=(120 80); else aperture=(80 120); fi
+    name=clap-irot$angle
+    options=(--clap "${aperture[@]}" 4 -4 --irot "$angle")
+    if [[ $axis != none ]]; then
+      name+=-imir$axis
+      options+=(--imir "$axis")
+    fi
+    heif -q 90 -o "$work/plain.heic" "$work/clap-$angle-$axis.png"
+    python3 "$tools/heif_transform.py" "$work/plain.heic" "images/heic-$name.heic" "${options[@]}"
+    avif "$work/clap-$angle-$axis.png" "$work/plain.avif"
+    python3 "$tools/heif_transform.py" "$work/plain.avif" "images/avif-$name.avif" "${options[@]}"
+  done
+done
+# The same with a stored thumbnail of half the size (72 x 48, or 52 x 68): without the
+# picture's transforms, it shows the coded samples (framed, turned, mirrored) in the picture's
+# proportions; with them (the aperture halved), the picture.
+heif -q 90 --thumb 72 -o "$work/preview.heic" "$work/clap-180-1.png"
+python3 "$tools/heif_transform.py" "$work/preview.heic" images/heic-clap-irot180-imir1-preview-untransformed.heic \
+  --clap 120 80 4 -4 --irot 180 --imir 1
+heif -q 90 --thumb 68 -o "$work/preview.heic" "$work/clap-90-0.png"
+python3 "$tools/heif_transform.py" "$work/preview.heic" images/heic-clap-irot90-imir0-preview.heic \
+  --clap 80 120 4 -4 --irot 90 --imir 0 --thumbnails
+
+# ---------------------------------------------------------------- 10-bit grids, as cameras write
+# Canon's and Sony's .HIF: 2 x 2 tiles of 192 x 128 showing 368 x 248 (the right column and the
+# bottom row cut), 10-bit, full range, nclx on every tile and on the grid. PQ as Canon writes
+# it (BT.2020, 4:2:2), HLG (BT.2020, 4:2:0), and SDR as Sony's (BT.709 primaries, sRGB transfer,
+# BT.601 matrix, 4:2:0). make_hdr.py writes the tiles' 16-bit samples and the references.
+python3 "$tools/make_hdr.py" "$work" images
+declare -A nclx=([pq]=9/16/9/1 [hlg]=9/18/9/1 [srgb]=1/13/6/1) chroma=([pq]=422 [hlg]=420 [srgb]=420)
+for kind in pq hlg srgb; do
+  tiles=()
+  for tile in 0-0 0-1 1-0 1-1; do
+    heif -q 90 -b 10 -p "chroma=${chroma[$kind]}" -o "$work/$kind-$tile.heic" "$work/$kind-tile-$tile.png"
+    tiles+=("$work/$kind-$tile.heic")
+  done
+  python3 "$tools/heif_grid.py" "images/heic-grid-10bit-$kind.heic" 2x2 368x248 "${nclx[$kind]}" "${tiles[@]}"
+done
+# The PQ grid with a stored thumbnail (184 x 124): the picture halved and coded as it is (PQ,
+# the same colour box), or an SDR one made from the reference (8-bit, no colour box).
+pq_tiles=("$work"/pq-{0-0,0-1,1-0,1-1}.heic)
+heif -q 90 -b 10 -p chroma=422 -o "$work/pq-preview.heic" "$work/pq-preview.png"
+python3 "$tools/heif_grid.py" images/heic-grid-10bit-pq-preview.heic 2x2 368x248 "${nclx[pq]}" \
+  "${pq_tiles[@]}" --thumbnail "$work/pq-preview.heic"
+# The PQ picture as an AVIF (not a grid): avifenc converts with the BT.2020 matrix itself.
+avif -d 10 -y 444 --cicp 9/16/9 -r full "$work/pq-signal.png" images/avif-10bit-pq.avif
+"$IM" images/hdr-reference-pq.png -scale 50% "${IMCLEAN[@]}" "$work/sdr-preview.png"
+heif -q 90 -o "$work/sdr-preview.heic" "$work/sdr-preview.png"
+python3 "$tools/heif_grid.py" images/heic-grid-10bit-pq-preview-untagged.heic 2x2 368x248 "${nclx[pq]}" \
+  "${pq_tiles[@]}" --untagged-thumbnail "$work/sdr-preview.heic"
 
 # ---------------------------------------------------------------- hostile
 python3 "$tools/make_heif_hostile.py" images hostile

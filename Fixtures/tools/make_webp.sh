@@ -37,6 +37,14 @@ cwebp -quiet -q 95 -alpha_q 100 "$work/quadrants-alpha.pam" -o images/webp-lossy
 cwebp -quiet -lossless -exact "$work/quadrants-alpha.pam" -o images/webp-lossless-alpha.webp
 cwebp -quiet -q 80 "$work/scene-1600x1200.ppm" -o images/webp-large-1600x1200.webp
 
+# Transparent through its palette only: cwebp keeps a palette PNG's four colours as VP8L's colour
+# indexing, their alpha in the palette. Then the same with its VP8L alpha hint cleared, and in a
+# VP8X container whose alpha flag is clear too (tools/webp_alpha_hint.py).
+cwebp -quiet -lossless -exact "$work/palette-alpha.png" -o images/webp-lossless-palette-alpha.webp
+python3 tools/webp_alpha_hint.py images/webp-lossless-palette-alpha.webp images/webp-lossless-palette-alpha-no-hint.webp
+python3 tools/webp_alpha_hint.py images/webp-lossless-palette-alpha.webp \
+  images/webp-lossless-palette-alpha-vp8x-no-flag.webp --vp8x
+
 # EXIF orientation: the stored pixels are the upright picture through the inverse of n; the
 # EXIF chunk is a bare TIFF block for 6 (big-endian), "Exif\0\0" + TIFF for 3 (little-endian).
 "$IM" "$Q" -rotate 270 "${IMCLEAN[@]}" "ppm:$work/stored-6.ppm"

@@ -5,6 +5,8 @@
 
 Writes into WORKDIR:
   quadrants-alpha.pam   the quadrants with alpha 255 (TL), 192 (TR), 128 (BL), 0 (BR)
+  palette-alpha.png     the quadrants as a palette PNG whose tRNS gives its entries alpha
+                        255, 170, 85 and 0: transparent through its palette only
   white.ppm, black.ppm  solid 120 x 80 frames for the animation
   orientation-6.exif    a big-endian TIFF block: IFD0 with Orientation = 6
   orientation-3.exif    "Exif\\0\\0" and a little-endian TIFF block: Orientation = 3
@@ -15,8 +17,10 @@ import struct
 import sys
 
 import pictures as P
+import pngwriter as W
 
 ALPHAS = (255, 192, 128, 0)  # TL, TR, BL, BR
+PALETTE_ALPHAS = (255, 170, 85, 0)  # the palette's entries, TL, TR, BL, BR
 
 
 def write_pam(path, picture):
@@ -39,6 +43,10 @@ def tiff_orientation(n, big_endian):
 def main(work):
     colours = tuple(c + (a,) for c, a in zip(P.QUADRANT_COLOURS, ALPHAS))
     write_pam(os.path.join(work, "quadrants-alpha.pam"), P.quadrants(colours))
+    indices = P.quadrants(((0,), (1,), (2,), (3,)))
+    palette = W.chunk("PLTE", bytes(v for colour in P.QUADRANT_COLOURS for v in colour))
+    with open(os.path.join(work, "palette-alpha.png"), "wb") as f:
+        f.write(W.encode(indices, 8, W.PALETTE, before_idat=[palette, W.chunk("tRNS", bytes(PALETTE_ALPHAS))]))
     P.write_pnm(os.path.join(work, "white.ppm"), P.quadrants(((255, 255, 255),) * 4))
     P.write_pnm(os.path.join(work, "black.ppm"), P.quadrants(((0, 0, 0),) * 4))
     with open(os.path.join(work, "orientation-6.exif"), "wb") as f:

@@ -483,12 +483,18 @@ def check_heif(path):
     data = read_file(path)
     c = Checks()
     brand = os.path.basename(path)[:4].encode()
-    c.expect(data[4:8] == b"ftyp" and data[8:12] == brand, "ftyp %r, want brand %r" % (data[:12], brand))
+    # A 10-bit HEIC is "heix" (HEVC's Main 10 and range extensions), as cameras write it.
+    brands = (brand, b"heix") if brand == b"heic" else (brand,)
+    c.expect(data[4:8] == b"ftyp" and data[8:12] in brands, "ftyp %r, want brand %r" % (data[:12], brands))
     if path.startswith("images/"):
         rc, out, err = run(["heif-info", path])
         c.expect(rc == 0, "heif-info rc=%d %s" % (rc, err.strip()[:200]))
         first = [l for l in out.decode(errors="replace").splitlines() if l.startswith("image:")]
         c.note("heif-info: %s" % (first[0] if first else "no image line"))
+        if "-clap-" in path:
+            check_heif_shows_quadrants(c, path, out.decode(errors="replace"))
+        if "10bit-pq" in path or "10bit-hlg" in path or "10bit-srgb" in path:
+            check_heif_samples(c, path, out.decode(errors="replace"))
     elif "ispe" in path:
         # What libheif makes of a size box that is not the coded picture's: it reports the box
         # and decodes the coded picture whatever the box says.
@@ -503,6 +509,81 @@ def check_heif(path):
         c.expect(decoded == want, "heif-convert decodes %s, want %s" % (decoded, want))
         c.note("heif-info: %s; heif-convert decodes %s" % (first[0] if first else "no image line", decoded))
     return c.result()
+
+
+def check_heif_shows_quadrants(c, path, info):
+    """A file with a clean aperture, a rotation and a mirroring (tools/heif_transform.py): what
+    libheif shows (heif-convert) is the quadrants, 120 x 80, with none of the grey frame that
+    the aperture leaves out; a stored thumbnail is half the coded picture."""
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.png")
+        rc, _, err = run(["heif-convert", path, out])
+        c.expect(rc == 0, "heif-convert rc=%d %s" % (rc, err.strip()[:200]))
+        pic, err = im_decode(out) if rc == 0 else (None, err)
+    if pic is None:
+        c.expect(False, "heif-convert gave nothing: %s" % err)
+        return
+    c.expect((pic.width, pic.height) == (120, 80), "heif-convert shows %dx%d" % (pic.width, pic.height))
+    for point, want in list(zip(centres(120, 80), P.QUADRANT_COLOURS)) + list(zip(corners(120, 80), P.QUADRANT_COLOURS)):
+        got = pic(*point)[:3]
+        c.expect(close(got, want, 8), "heif-convert at %s: %s, want %s" % (point, fmt(got), fmt(want)))
+    if "preview" in path:
+        thumbnails = [l.strip() for l in info.splitlines() if l.strip().startswith("thumbnail:")]
+        want = "thumbnail: 60x40" if "untransformed" not in path else "thumbnail: 72x48"
+        c.expect(thumbnails == [want], "heif-info: %s, want %r" % (thumbnails, want))
+    c.note("heif-convert shows the quadrants, 120x80")
+
+
+def hdr_kind(path):
+    return next(kind for kind in ("pq", "hlg", "srgb") if "10bit-" + kind in path)
+
+
+def check_heif_samples(c, path, info):
+    """A 10-bit picture of tools/make_hdr.py: libheif decodes (heif-convert, 16-bit PNG, the
+    nclx colour box's matrix) the samples make_hdr.py coded, within the codec's error (PSNR of
+    at least 38 dB over the 10-bit signal); a stored thumbnail is 184 x 124."""
+    import make_hdr  # needs numpy, as make_hdr.py does
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.png")
+        rc, _, err = run(["heif-convert", path, out])
+        c.expect(rc == 0, "heif-convert rc=%d %s" % (rc, err.strip()[:200]))
+        rc, raw, err = run([IM, out, "-depth", "16", "-endian", "MSB", "rgb:-"]) if rc == 0 else (rc, b"", err)
+    if rc != 0 or len(raw) != make_hdr.WIDTH * make_hdr.HEIGHT * 6:
+        c.expect(False, "no 16-bit %dx%d picture from heif-convert: %s" % (make_hdr.WIDTH, make_hdr.HEIGHT, err[:200]))
+        return
+    decoded = np.frombuffer(raw, dtype=">u2").reshape(make_hdr.HEIGHT, make_hdr.WIDTH, 3) / 65535
+    kind = hdr_kind(path)
+    coded = np.rint(np.clip(make_hdr.signal(kind, make_hdr.scene()), 0, 1) * 65535) / 65535
+    psnr = 10 * np.log10(1 / np.mean((decoded - coded) ** 2))
+    c.expect(psnr >= 38, "the decoded samples score %.1f dB against the coded ones" % psnr)
+    if "preview" in path:
+        thumbnails = [l.strip() for l in info.splitlines() if l.strip().startswith("thumbnail:")]
+        c.expect(thumbnails == ["thumbnail: 184x124"], "heif-info: %s" % thumbnails)
+    c.note("heif-convert decodes the coded samples: %.1f dB" % psnr)
+
+
+def check_hdr_reference(path):
+    """A reference of tools/make_hdr.py: the bytes it writes again, an 8-bit RGB PNG."""
+    import make_hdr
+
+    c = Checks()
+    if not _hdr_references:
+        with tempfile.TemporaryDirectory() as work:
+            make_hdr.main(work, work)
+            for kind in ("pq", "hlg", "srgb"):
+                name = "hdr-reference-%s.png" % kind
+                _hdr_references[name] = read_file(os.path.join(work, name))
+    c.expect(read_file(path) == _hdr_references.get(os.path.basename(path)), "make_hdr.py writes other bytes now")
+    rc, _, _, ihdr = pngcheck(path)
+    size = (int(ihdr.group(1)), int(ihdr.group(2))) if ihdr else None
+    c.expect(rc == 0 and size == (make_hdr.WIDTH, make_hdr.HEIGHT), "pngcheck rc=%d, size %s" % (rc, size))
+    c.note("make_hdr.py writes these bytes again; %s" % (ihdr.group(3) if ihdr else "?"))
+    return c.result()
+
+
+_hdr_references = {}
 
 
 def check_hostile(path, probe):
@@ -722,6 +803,10 @@ WEBPS = {
     "images/webp-orientation-3.webp": ((120, 80), "EXIF metadata", None),
     "images/webp-icc.webp": ((120, 80), "ICC profile", None),
     "images/webp-animated.webp": ((120, 80), "Number of frames: 3", "animated WebP file is not supported"),
+    # Transparent through the palette; webpmux reads the headers, which say so only in the first.
+    "images/webp-lossless-palette-alpha.webp": ((120, 80), "transparency", None),
+    "images/webp-lossless-palette-alpha-no-hint.webp": ((120, 80), "No features present", None),
+    "images/webp-lossless-palette-alpha-vp8x-no-flag.webp": ((120, 80), "No features present", None),
     "hostile/webp-truncated-lossy.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
     "hostile/webp-truncated-lossless.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
     "hostile/webp-riff-size-past-end.webp": (None, None, "Status: 7(NOT_ENOUGH_DATA)"),
@@ -753,10 +838,33 @@ def check_webp(path):
     if dwebp is None:
         c.expect(run.returncode == 0, "dwebp failed: %s" % said)
         c.note("dwebp decodes it")
+        if "palette-alpha" in path:
+            check_webp_palette_alpha(c, path, data)
     else:
         c.expect(run.returncode != 0 and dwebp in said, "dwebp said %r, want %r" % (said, dwebp))
         c.note("dwebp: %s" % dwebp)
     return c.result()
+
+
+def check_webp_palette_alpha(c, path, data):
+    """The palette-alpha files (tools/webp_alpha_hint.py): one VP8L picture using colour
+    indexing (transform 3, the first the bitstream names), whose alpha_is_used hint is set only
+    in the first file, behind a VP8X without its alpha flag in the last; libwebp decodes the
+    palette's alpha (dwebp -pam, always RGBA) all the same: 255, 170, 85, 0 at the centres."""
+    at = data.index(b"VP8L") + 8
+    hint = struct.unpack("<I", data[at + 1:at + 5])[0] >> 28 & 1
+    c.expect(hint == (0 if "hint" in path or "vp8x" in path else 1), "VP8L alpha_is_used = %d" % hint)
+    # After the 5 header bytes: transform present (1 bit), then its type (2 bits), LSB first.
+    c.expect(data[at + 5] & 1 == 1 and data[at + 5] >> 1 & 3 == 3, "the first transform is not colour indexing")
+    if "vp8x" in path:
+        c.expect(data[12:16] == b"VP8X" and data[20] & 0x10 == 0, "not a VP8X without its alpha flag")
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out.pam")
+        subprocess.run(["dwebp", path, "-pam", "-o", out], capture_output=True)
+        pic = Picture(read_file(out))
+    alphas = [pic(*point)[3] for point in centres(120, 80)]
+    c.expect(alphas == [255, 170, 85, 0], "dwebp -pam gives alpha %s" % alphas)
+    c.note("alpha hint %d, colour indexing, dwebp's alpha %s" % (hint, alphas))
 
 
 # ---------------------------------------------------------------- colour
@@ -861,6 +969,8 @@ def main():
                 ok, note = check_colour(path)
             elif base.startswith(("heic-", "avif-")):
                 ok, note = check_heif(path)
+            elif base.startswith("hdr-reference-"):
+                ok, note = check_hdr_reference(path)
             elif path.startswith("images/"):
                 if base in JPEGS:
                     ok, note = check_valid_jpeg(path, JPEGS[base], measured)

@@ -65,11 +65,51 @@ struct RenditionTests {
     #expect(image.header.format == .jpeg && image.header.width == 120 && image.header.height == 80)
   }
 
-  @Test func transparentPicturesArePNG() throws {
-    let (test, review) = try libraryWithPictures(["rgba-8.png"])
-    let path = try test.library.displayRendition(of: review.images[0].image.sha256)
+  /// HEIF pictures cropped (`clap`), turned (`irot`) and mirrored (`imir`), with a stored
+  /// thumbnail of their coded samples, and one with their transforms: under a thumbnail spec
+  /// the thumbnails could stand in for, the record, the thumbnail and the rendition all show
+  /// the quadrants upright, 120 × 80, as libheif shows them.
+  @Test func aCroppedTurnedMirroredHEIFIsRecordedAndShownAsLibheifShowsIt() throws {
+    let names = ["heic-clap-irot180-imir1-preview-untransformed.heic", "heic-clap-irot90-imir0-preview.heic"]
+    let test = try TestLibrary()
+    _ = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 30))
+    let review = try test.library.create(draft())
+    let report = try test.library.attach(files: names.map(Fixture.image), to: review.id)
+    try #require(report.failures.isEmpty, "\(report.failures)")
+    for (name, attached) in zip(names, report.review.images) {
+      let image = attached.image
+      #expect((image.width, image.height) == (120, 80), "\(name)")
+      let thumbnail = try decoded(test.library, image.thumbnail)
+      #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (30, 20), "\(name)")
+      let rendition = try decoded(test.library, try test.library.displayRendition(of: image.sha256))
+      #expect((rendition.pixels.width, rendition.pixels.height) == (120, 80), "\(name)")
+      for pixels in [thumbnail.pixels, rendition.pixels] {
+        // The quadrant centres, and the corners, where a frame or a turn would show.
+        let (right, bottom) = (pixels.width - 2, pixels.height - 2)
+        let points = [(right / 4, bottom / 4), (1, 1), (right, 1), (1, bottom), (right, bottom)]
+        let expected: [[UInt8]] = [[255, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0]]
+        for (point, colour) in zip(points, expected) {
+          let found = Array(pixels[point.0, point.1].prefix(3))
+          let near = zip(found, colour).allSatisfy { abs(Int($0) - Int($1)) <= 24 }
+          #expect(near, "\(name) \(pixels.width)×\(pixels.height) at \(point): \(found), expected \(colour)")
+        }
+      }
+    }
+    #expect(try test.library.check().isHealthy)
+  }
+
+  /// A PNG with alpha, and a lossless WebP transparent through its palette whose headers say
+  /// nothing of alpha (the pixels tell): PNG thumbnails and renditions, with their alpha.
+  @Test(arguments: ["rgba-8.png", "webp-lossless-palette-alpha-vp8x-no-flag.webp"])
+  func transparentPicturesArePNG(name: String) throws {
+    let (test, review) = try libraryWithPictures([name])
+    let image = review.images[0].image
+    #expect(image.thumbnailFormat == .png && image.thumbnail.hasSuffix(".png"))
+    #expect(try decoded(test.library, image.thumbnail).pixels.hasTransparency)
+    let path = try test.library.displayRendition(of: image.sha256)
     #expect(path.hasSuffix("-1600-fit-q85-progressive.png"))
     #expect(try decoded(test.library, path).pixels.hasTransparency)
+    #expect(try test.library.check().isHealthy)
   }
 
   @Test func largePicturesShrinkToTheDisplaySizeAndSmallOnesAreNeverEnlarged() throws {

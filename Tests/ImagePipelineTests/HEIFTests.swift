@@ -169,6 +169,112 @@ struct HEIFTests {
     #expect(try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 32)).thumbnail.format == .png)
   }
 
+  // MARK: - Clean aperture, rotation and mirroring
+
+  /// Every rotation (`irot` 0, 90, 180, 270) with no mirroring and with either axis (`imir`),
+  /// after an off-centre clean aperture (`clap`), in HEIC and AVIF (Fixtures/README.md).
+  static let transformed: [String] = ["heic", "avif"].flatMap { format in
+    [0, 90, 180, 270].flatMap { angle in
+      ["", "-imir0", "-imir1"].map { "\(format)-clap-irot\(angle)\($0).\(format)" }
+    }
+  }
+
+  /// What libheif shows (heif-convert, Fixtures/tools/verify.sh): the quadrants, 120 × 80, to
+  /// their corners, with none of the grey frame the aperture leaves out; in the header, the
+  /// decoded picture and the thumbnail.
+  @Test(arguments: transformed)
+  func cropTurnAndMirrorShowWhatLibheifShows(file: String) throws {
+    let bytes = try Fixture.image(file)
+    let header = try ImagePipeline.readHeader(bytes)
+    #expect((header.width, header.height, header.orientation) == (120, 80, .up))
+    let image = try ImagePipeline.decode(bytes)
+    #expect((image.pixels.width, image.pixels.height) == (120, 80))
+    expectQuadrantsToTheCorners(image.pixels, inset: 3, tolerance: 8, "\(file)")
+    let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 60))
+    #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (60, 40))
+    expectQuadrantsToTheCorners(thumbnail.pixels, inset: 2, tolerance: 12, "\(file) thumbnail")
+  }
+
+  /// A stored thumbnail without the picture's transforms shows the coded samples: framed in
+  /// grey, turned and mirrored, in the picture's proportions (72 × 48 for 120 × 80). It must
+  /// not stand in, however small the thumbnail asked for: the picture is decoded.
+  @Test func aPreviewWithoutThePicturesTransformsDoesNotStandIn() throws {
+    let bytes = try Fixture.image("heic-clap-irot180-imir1-preview-untransformed.heic")
+    let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30))
+    #expect(thumbnail.scaleDenominator == 1)
+    #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (30, 20))
+    expectQuadrantsToTheCorners(thumbnail.pixels, inset: 1, tolerance: 16)
+  }
+
+  /// A stored thumbnail with the picture's transforms (its aperture halved with it) shows the
+  /// picture, and stands in for it by the usual rule.
+  @Test func aPreviewWithThePicturesTransformsStandsIn() throws {
+    let bytes = try Fixture.image("heic-clap-irot90-imir0-preview.heic")
+    let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30))
+    #expect(thumbnail.scaleDenominator == 2)
+    #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (30, 20))
+    expectQuadrantsToTheCorners(thumbnail.pixels, inset: 1, tolerance: 16)
+    // Too small for a 61-pixel thumbnail: the picture.
+    let larger = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 61))
+    #expect(larger.scaleDenominator == 1)
+    expectQuadrantsToTheCorners(larger.pixels, inset: 2, tolerance: 12)
+  }
+
+  /// The boxes' reading of the transforms, which decides the preview.
+  @Test func theBoxesTellEachImagesTransforms() throws {
+    let plain = try Fixture.image("heic-clap-irot180-imir1-preview-untransformed.heic").withUnsafeBytes {
+      HEIFBoxes.read($0)
+    }
+    let primary = try #require(plain.primary)
+    let steps = try #require(plain.transforms[primary])
+    #expect(steps.count == 3)
+    // 120 × 80 of 144 × 96, its centre 4 right of and 4 above the picture's: from (16, 4).
+    let aperture = HEIFBoxes.Transform.crop(left: 16.0 / 144, top: 4.0 / 96, width: 120.0 / 144, height: 80.0 / 96)
+    #expect(steps[0].matches(aperture))
+    #expect(steps[1].matches(.rotation(2)) && steps[2].matches(.mirror(1)))
+    let thumbnails = plain.transforms.keys.filter { $0 != primary }
+    #expect(thumbnails.isEmpty)
+    #expect(!plain.transformsMatchThePrimary(primary + 1))
+
+    let same = try Fixture.image("heic-clap-irot90-imir0-preview.heic").withUnsafeBytes { HEIFBoxes.read($0) }
+    let others = same.transforms.keys.filter { $0 != same.primary }
+    #expect(others.count == 1)
+    #expect(others.allSatisfy { same.transformsMatchThePrimary($0) })
+  }
+
+  /// libheif decodes the whole coded picture before cropping it to its aperture: the pixel
+  /// budget covers the coded size (144 × 96 here), not only the 120 × 80 shown.
+  @Test func theBudgetCoversTheCodedPictureACleanApertureCrops() throws {
+    let bytes = try Fixture.image("heic-clap-irot0.heic")
+    let budget = DecodeOptions(pixelBudget: 12_000)
+    #expect(throws: ImageError.tooManyPixels(width: 144, height: 96, budget: 12_000)) {
+      try ImagePipeline.decode(bytes, options: budget)
+    }
+    #expect(throws: ImageError.tooManyPixels(width: 144, height: 96, budget: 12_000)) {
+      try ImagePipeline.thumbnail(bytes, options: budget)
+    }
+    #expect(try ImagePipeline.decode(bytes, options: DecodeOptions(pixelBudget: 144 * 96)).pixels.width == 120)
+  }
+
+  /// The quadrants at their centres and `inset` pixels from each corner.
+  private func expectQuadrantsToTheCorners(
+    _ pixels: PixelBuffer, inset: Int, tolerance: Int, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    expectQuadrants(pixels, tolerance: tolerance, comment, sourceLocation: sourceLocation)
+    let right = pixels.width - 1 - inset
+    let bottom = pixels.height - 1 - inset
+    let corners: [(x: Int, y: Int)] = [(inset, inset), (right, inset), (inset, bottom), (right, bottom)]
+    for (index, corner) in corners.enumerated() {
+      let colour = Array(pixels[corner.x, corner.y].prefix(3))
+      let expected = Quadrants.corners[index]
+      let note = comment.map { " — \($0)" } ?? ""
+      #expect(
+        close(colour, expected, tolerance: tolerance),
+        "corner \(index) at \(corner) is \(colour), expected \(expected)\(note)", sourceLocation: sourceLocation)
+    }
+  }
+
   // MARK: - Hostile input
 
   @Test(

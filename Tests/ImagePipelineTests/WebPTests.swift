@@ -62,6 +62,58 @@ struct WebPTests {
     #expect(pixels[30, 20] == Quadrants.red + [255])
   }
 
+  /// A lossless WebP transparent through its palette only (the palette's entries have alpha
+  /// 255, 170, 85 and 0), with the VP8L alpha hint set as cwebp writes it, cleared, and cleared
+  /// in a VP8X container whose alpha flag is clear too: the pixels tell, and the thumbnail is a
+  /// PNG with the palette's alpha.
+  @Test(arguments: [
+    "webp-lossless-palette-alpha.webp", "webp-lossless-palette-alpha-no-hint.webp",
+    "webp-lossless-palette-alpha-vp8x-no-flag.webp",
+  ])
+  func transparencyThroughThePaletteIsKept(file: String) throws {
+    let bytes = try Fixture.image(file)
+    let decoded = try ImagePipeline.decode(bytes)
+    #expect(decoded.header.hasAlpha && decoded.header.colorModel == .rgba)
+    try #require(decoded.pixels.channels == 4, "\(file) decodes without alpha")
+    let centres = Quadrants.centres(width: 120, height: 80)
+    for (index, alpha) in [255, 170, 85, 0].enumerated() {
+      let pixel = decoded.pixels[centres[index].x, centres[index].y]
+      #expect(pixel[3] == UInt8(alpha), "\(file) quadrant \(index): \(pixel)")
+      if alpha > 0 {
+        #expect(Array(pixel.prefix(3)) == Quadrants.corners[index], "\(file) quadrant \(index): \(pixel)")
+      }
+    }
+    let processed = try ImagePipeline.thumbnail(bytes)
+    #expect(processed.header.hasAlpha)
+    #expect((processed.thumbnail.format, processed.thumbnail.width, processed.thumbnail.height) == (.png, 120, 80))
+    let thumbnail = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
+    try #require(thumbnail.channels == 4, "\(file): an opaque thumbnail")
+    #expect(centres.map { thumbnail[$0.x, $0.y][3] } == [255, 170, 85, 0])
+    // Scaled on load (libwebp's scaling keeps the alpha too).
+    let small = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30)).pixels
+    try #require(small.channels == 4, "\(file): an opaque scaled thumbnail")
+    #expect(small[22, 15][3] == 0 && small[7, 5][3] == 255)
+  }
+
+  /// The header read without decoding says what the headers say; only the decode can tell.
+  @Test func theHeaderAloneSaysWhatTheHeadersSay() throws {
+    #expect(try ImagePipeline.readHeader(try Fixture.image("webp-lossless-palette-alpha.webp")).hasAlpha)
+    #expect(!(try ImagePipeline.readHeader(try Fixture.image("webp-lossless-palette-alpha-no-hint.webp")).hasAlpha))
+  }
+
+  /// An opaque lossless picture, decoded with alpha to find out, still comes out RGB: a JPEG
+  /// thumbnail, as before.
+  @Test func anOpaqueLosslessPictureStaysRGB() throws {
+    let bytes = try Fixture.image("webp-lossless.webp")
+    let decoded = try ImagePipeline.decode(bytes)
+    #expect(!decoded.header.hasAlpha && decoded.pixels.channels == 3)
+    expectQuadrants(decoded.pixels, tolerance: 0)
+    #expect(try ImagePipeline.thumbnail(bytes).thumbnail.format == .jpeg)
+    let small = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30)).pixels
+    #expect(small.channels == 3)
+    expectQuadrants(small, tolerance: 8)
+  }
+
   // MARK: - Headers
 
   @Test(arguments: [

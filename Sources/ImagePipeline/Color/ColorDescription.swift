@@ -14,6 +14,13 @@ public enum ColorDescription: Sendable, Equatable {
   /// HEIF/AVIF `colr` of type `nclx`: the ITU-T H.273 code points.
   case nclx(primaries: Int, transfer: Int, matrix: Int, fullRange: Bool)
 
+  /// Whether the samples are HDR: nclx transfer characteristics PQ (16) or HLG (18), which
+  /// ``ToneMapping`` brings to SDR.
+  public var isHDR: Bool {
+    guard case .nclx(_, let transfer, _, _) = self else { return false }
+    return transfer == 16 || transfer == 18
+  }
+
   /// CIE xy chromaticities of a white point and three primaries.
   public struct Chromaticities: Sendable, Equatable {
     public var white: (x: Double, y: Double)

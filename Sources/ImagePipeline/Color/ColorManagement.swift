@@ -198,14 +198,9 @@ public enum ColorManagement {
   private static func resolveNCLX(primaries code: Int, transfer: Int, channels: Int) -> Resolution {
     var warnings: [String] = []
     let space: KnownSpace
-    switch code {
-    case 1, 2: space = .sRGB
-    case 9: space = .rec2020
-    case 11: space = .dciP3
-    case 12: space = .displayP3
-    case 5: space = .bt601PAL
-    case 6, 7: space = .bt601NTSC
-    default:
+    if let known = nclxSpace(code) {
+      space = known
+    } else {
       space = .sRGB
       warnings.append("nclx colour primaries \(code) are not supported: colours are shown as sRGB")
     }
@@ -217,6 +212,8 @@ public enum ColorManagement {
     case 5: curve = .gamma28
     case 8: curve = .linear
     case 16, 18:
+      // HEIF and AVIF decoders tone-map these themselves (``ToneMapping``): reached only by
+      // rows that were not.
       curve = .sRGB
       warnings.append(
         "an HDR picture (nclx transfer \(transfer == 16 ? "PQ" : "HLG")) is shown without tone mapping")
@@ -232,6 +229,20 @@ public enum ColorManagement {
     }
     if !warnings.isEmpty { resolution.warning = warnings.joined(separator: "; ") }
     return resolution
+  }
+
+  /// The space an nclx colour primaries code point (ITU-T H.273) names, when it is one of
+  /// the known ones. Code 2 is "unspecified", taken as sRGB's.
+  static func nclxSpace(_ code: Int) -> KnownSpace? {
+    switch code {
+    case 1, 2: return .sRGB
+    case 9: return .rec2020
+    case 11: return .dciP3
+    case 12: return .displayP3
+    case 5: return .bt601PAL
+    case 6, 7: return .bt601NTSC
+    default: return nil
+    }
   }
 
   private static func build(

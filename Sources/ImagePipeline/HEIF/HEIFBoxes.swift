@@ -27,6 +27,56 @@ enum HEIFBoxes {
     /// the picture only then: the picture itself is not decoded, so nothing else would show
     /// that the size the header reports is the picture's.
     var primarySizeConfirmed = false
+    /// The primary image's item ID (`pitm`).
+    var primary: Int?
+    /// The size the primary image's `ispe` declares: its coded size, before the file's
+    /// transforms. A clean aperture can show a small part of a large coded picture, and libheif
+    /// decodes all of it first, so the pixel budget covers this size too.
+    var primaryDeclaredSize: (width: Int, height: Int)?
+    /// Each image's transforms (`clap`, `irot`, `imir`), in the order `ipma` lists them, which
+    /// is the order libheif applies them; an image without any has none listed.
+    var transforms: [Int: [Transform]] = [:]
+
+    /// Whether image `item` (a stored thumbnail) shows the primary image's picture once libheif
+    /// has applied each one's own transforms: the same turns and mirrorings in the same order,
+    /// and the same part of the picture kept, within 1 % of each side (a thumbnail's aperture
+    /// is rounded to its own, coarser pixels).
+    func transformsMatchThePrimary(_ item: Int) -> Bool {
+      guard let primary else { return false }
+      let mine = (transforms[item] ?? []).filter { !$0.changesNothing }
+      let theirs = (transforms[primary] ?? []).filter { !$0.changesNothing }
+      return mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0.matches($1) }
+    }
+  }
+
+  /// One transformative property of an image.
+  enum Transform {
+    /// `clap`: the part of the image kept, as fractions of its width and height at that step
+    /// (libheif's rounding aside).
+    case crop(left: Double, top: Double, width: Double, height: Double)
+    /// `irot`: quarter turns anticlockwise.
+    case rotation(Int)
+    /// `imir`: the axis bit, as stored (libheif 1.15 mirrors top to bottom for 0).
+    case mirror(Int)
+    /// A property too short to read, or an aperture with a zero denominator: nothing matches
+    /// it, not even itself.
+    case unreadable
+
+    /// Whether `other` has the same effect: crops within 1 % of each side.
+    func matches(_ other: Transform) -> Bool {
+      switch (self, other) {
+      case (.crop(let l1, let t1, let w1, let h1), .crop(let l2, let t2, let w2, let h2)):
+        return abs(l1 - l2) <= 0.01 && abs(t1 - t2) <= 0.01 && abs(w1 - w2) <= 0.01 && abs(h1 - h2) <= 0.01
+      case (.rotation(let x), .rotation(let y)), (.mirror(let x), .mirror(let y)): return x == y
+      default: return false
+      }
+    }
+
+    /// A turn of 0°, or a crop that keeps the whole image as far as ``matches(_:)`` tells (all
+    /// but an encoder's padding to whole blocks).
+    var changesNothing: Bool {
+      matches(.rotation(0)) || matches(.crop(left: 0, top: 0, width: 1, height: 1))
+    }
   }
 
   /// An image whose declared size is not its coded size (both before the file's transforms).
@@ -68,6 +118,9 @@ enum HEIFBoxes {
         if let meta = Meta(bytes, box.body) {
           summary.tiles = meta.tiles(loops: &summary.derivationLoops)
           (summary.sizeMismatch, summary.primarySizeConfirmed) = meta.checkSizes()
+          summary.primary = meta.primary
+          summary.primaryDeclaredSize = meta.declaredSize(of: meta.primary)
+          summary.transforms = meta.transforms()
         }
         return summary
       }
@@ -170,8 +223,67 @@ enum HEIFBoxes {
       return (mismatch, confirmed)
     }
 
+    /// Each item's transforms, in the order its `ipma` entry lists them. A crop is measured
+    /// against the size at its step: `ispe`, its sides exchanged by each quarter turn before.
+    func transforms() -> [Int: [Transform]] {
+      var all: [Int: [Transform]] = [:]
+      for (item, boxes) in properties {
+        guard var size = declaredSize(of: item) else { continue }
+        var list: [Transform] = []
+        for property in boxes {
+          let body = property.body
+          switch property.type {
+          case "clap":
+            guard body.count >= 32, size.width > 0, size.height > 0 else {
+              list.append(.unreadable)
+              continue
+            }
+            func fraction(_ at: Int, signed: Bool) -> Double? {
+              let denominator = u32(bytes, body.lowerBound + at + 4)
+              guard denominator != 0 else { return nil }
+              let raw = u32(bytes, body.lowerBound + at)
+              let numerator = signed ? Int(Int32(truncatingIfNeeded: raw)) : raw
+              return Double(numerator) / Double(denominator)
+            }
+            guard let width = fraction(0, signed: false), let height = fraction(8, signed: false),
+              let horizontal = fraction(16, signed: true), let vertical = fraction(24, signed: true)
+            else {
+              list.append(.unreadable)
+              continue
+            }
+            // ISO/IEC 14496-12: the aperture's centre is the offset from the image's centre.
+            let left = horizontal + Double(size.width - 1) / 2 - (width - 1) / 2
+            let top = vertical + Double(size.height - 1) / 2 - (height - 1) / 2
+            list.append(
+              .crop(
+                left: left / Double(size.width), top: top / Double(size.height), width: width / Double(size.width),
+                height: height / Double(size.height)))
+            size = (max(Int(width.rounded()), 1), max(Int(height.rounded()), 1))
+          case "irot":
+            guard !body.isEmpty else {
+              list.append(.unreadable)
+              continue
+            }
+            let turns = Int(bytes[body.lowerBound] & 3)
+            list.append(.rotation(turns))
+            if turns % 2 == 1 { size = (size.height, size.width) }
+          case "imir":
+            guard !body.isEmpty else {
+              list.append(.unreadable)
+              continue
+            }
+            list.append(.mirror(Int(bytes[body.lowerBound] & 1)))
+          default:
+            continue
+          }
+        }
+        if !list.isEmpty { all[item] = list }
+      }
+      return all
+    }
+
     /// What the item's `ispe` says.
-    private func declaredSize(of item: Int) -> (width: Int, height: Int)? {
+    func declaredSize(of item: Int) -> (width: Int, height: Int)? {
       guard let ispe = properties[item]?.first(where: { $0.type == "ispe" }), ispe.body.count >= 12 else { return nil }
       return (u32(bytes, ispe.body.lowerBound + 4), u32(bytes, ispe.body.lowerBound + 8))
     }

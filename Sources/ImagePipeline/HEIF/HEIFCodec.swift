@@ -1,8 +1,9 @@
 /// HEIC and AVIF as the pipeline drives them: libheif (HEVC through libde265, AV1 through
 /// dav1d) through ``HEIFContext``, reading the file in place.
 ///
-/// libheif applies the file's transforms (`clap`, then `irot`, then `imir`) when it decodes,
-/// so the header reports the size after them as the stored size, with orientation `.up`. An
+/// libheif applies the file's transforms when it decodes, in the order `ipma` lists them (MIAF
+/// requires `clap`, then `irot`, then `imir`), so the header reports the size after them as the
+/// stored size, with orientation `.up`. An
 /// EXIF orientation stored inside a HEIF file is not applied: the file's transform properties
 /// are what HEIF readers show, and a camera that writes both describes one turn, not two.
 ///
@@ -64,6 +65,13 @@ enum HEIFCodec: FormatDecoder {
       let primary = try context.primaryImage()
       let header = try header(of: primary, format: format)
       try header.checkBudget(options.pixelBudget)
+      // libheif decodes the coded picture whole before cropping it to its clean aperture.
+      if let coded = boxes.primaryDeclaredSize {
+        try ImageHeader(
+          format: format, width: coded.width, height: coded.height, colorModel: .ycbcr, bitDepth: 8,
+          hasAlpha: false, orientation: .up, isProgressive: false
+        ).checkBudget(options.pixelBudget)
+      }
       if let tiles = boxes.tiles, tiles.pixels > options.pixelBudget {
         throw .tooManyPixels(
           width: tiles.width, height: tiles.pixels / max(tiles.width, 1), budget: options.pixelBudget)
@@ -76,7 +84,7 @@ enum HEIFCodec: FormatDecoder {
       if wanted.allowsPreview, boxes.primarySizeConfirmed, let minimum = wanted.minimum,
         let preview = try primary.thumbnails().max(by: { $0.width * $0.height < $1.width * $1.height }),
         usesPreview(width: preview.width, height: preview.height, minimum: minimum),
-        showsTheSamePicture(preview, primary)
+        showsTheSamePicture(preview, primary, color: header.color, boxes: boxes)
       {
         try ImageHeader(
           format: format, width: preview.width, height: preview.height, colorModel: .ycbcr, bitDepth: 8,
@@ -85,7 +93,8 @@ enum HEIFCodec: FormatDecoder {
         source = preview
         usedPreview = true
       }
-      let image = try source.decode(alpha: source.hasAlpha)
+      // An HDR picture is decoded to 16 bits and tone-mapped to sRGB here (see WideRows).
+      let image = try source.decode(alpha: source.hasAlpha, wide: header.color.isHDR)
       let (width, height) = image.size
       // What the boxes could not tell (an AV1 image's coded size) the decode does: the size
       // the header reports is what gets recorded, and what `check` must find again.
@@ -96,13 +105,23 @@ enum HEIFCodec: FormatDecoder {
             "the picture's size box (ispe) says \(header.width)×\(header.height) but it decodes to \(width)×\(height)"
         )
       }
-      let scale = try image.withPlane { first, width, height, stride in
+      var warnings: [String] = []
+      let scale = try image.withPlane { first, width, height, stride, bits in
         let scale = usedPreview ? Double(header.width) / Double(width) : 1
         sink.begin(width: width, height: height, layout: image.channels == 4 ? .rgba : .rgb, scale: scale)
-        sink.take(first, stride: stride, count: height)
+        // The table is made for the bits the plane holds (libheif keeps the coded ones).
+        if image.wide, let (toneMapping, warning) = ToneMapping.forPicture(header.color, bits: bits) {
+          if let warning { warnings.append(warning) }
+          WideRows.deliver(
+            first, width: width, height: height, stride: stride, channels: image.channels, toneMapping: toneMapping,
+            to: sink)
+        } else {
+          sink.take(first.assumingMemoryBound(to: UInt8.self), stride: stride, count: height)
+        }
         return scale
       }
-      return DecodeReport(header: header, warnings: [], scale: scale, usedPreview: usedPreview)
+      return DecodeReport(
+        header: header, warnings: warnings, scale: scale, usedPreview: usedPreview, rowsAreSRGB: image.wide)
     }
   }
 
@@ -114,13 +133,30 @@ enum HEIFCodec: FormatDecoder {
     return width * margin >= minimum.width * previewMargin && height * margin >= minimum.height * previewMargin
   }
 
-  /// Whether a thumbnail has the picture's proportions (within 2 %, as rounding allows) and its
-  /// transparency: one made before a crop or a turn, or without alpha, would show another
-  /// picture.
-  private static func showsTheSamePicture(_ preview: HEIFImageHandle, _ primary: HEIFImageHandle) -> Bool {
-    guard preview.width > 0, preview.height > 0, primary.width > 0, primary.height > 0 else { return false }
+  /// Whether a thumbnail shows the picture: it has the picture's transforms (the same turns
+  /// and mirrorings, and the same part kept by its clean aperture), its proportions (within
+  /// 2 %, as rounding allows), its transparency and its colours (`color`, the picture's).
+  ///
+  /// Each image has transforms of its own, which libheif applies to it. A thumbnail without the
+  /// picture's is a picture of the coded samples, as a writer made it before the turn, the
+  /// mirroring or the crop: a half turn or a mirroring keeps the proportions, and so does a
+  /// crop of the same proportions, so only the boxes tell. A thumbnail made from the picture as
+  /// shown (upright and cropped, with no transforms of its own) is not taken either: the
+  /// picture is decoded, slower but right.
+  private static func showsTheSamePicture(
+    _ preview: HEIFImageHandle, _ primary: HEIFImageHandle, color: ColorDescription, boxes: HEIFBoxes.Summary
+  ) -> Bool {
+    guard preview.width > 0, preview.height > 0, primary.width > 0, primary.height > 0,
+      let id = preview.itemID, boxes.transformsMatchThePrimary(id)
+    else { return false }
     let ratio = Double(preview.width * primary.height) / Double(preview.height * primary.width)
-    return abs(ratio - 1) <= 0.02 && (preview.hasAlpha || !primary.hasAlpha)
+    guard abs(ratio - 1) <= 0.02 && (preview.hasAlpha || !primary.hasAlpha) else { return false }
+    // The preview's pixels are converted as the picture's colours say: they must be its too.
+    // An untagged preview of an SDR picture is still taken as in the picture's colours (a
+    // writer may tag only the picture); one of an HDR picture may be SDR or HDR, and only
+    // tone mapping the picture is sure.
+    let colors = (try? preview.colorDescription(maximumProfileSize: maximumProfileSize).0) ?? .untagged
+    return colors == color || (colors == .untagged && !color.isHDR)
   }
 
   /// `.avif` or `.heic`, as the sniffer tells them apart.

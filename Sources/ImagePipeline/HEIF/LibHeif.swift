@@ -79,7 +79,7 @@ final class HEIFContext {
     var handle: OpaquePointer?
     try check(cheifshims_context_get_primary_image_handle(context, &handle))
     guard let handle else { throw .corrupt(format, detail: "libheif found no primary image") }
-    return HEIFImageHandle(handle, context: self)
+    return HEIFImageHandle(handle, context: self, itemID: nil)
   }
 }
 
@@ -89,10 +89,14 @@ final class HEIFContext {
 final class HEIFImageHandle {
   private let handle: OpaquePointer
   private let context: HEIFContext
+  /// The image's item ID, for a thumbnail (the ID its list gave); `nil` for the primary image,
+  /// whose ID is the file's `pitm`.
+  let itemID: Int?
 
-  fileprivate init(_ handle: OpaquePointer, context: HEIFContext) {
+  fileprivate init(_ handle: OpaquePointer, context: HEIFContext, itemID: Int?) {
     self.handle = handle
     self.context = context
+    self.itemID = itemID
   }
 
   deinit { cheifshims_image_handle_release(handle) }
@@ -160,40 +164,51 @@ final class HEIFImageHandle {
     for id in ids.prefix(Int(max(listed, 0))) {
       var thumbnail: OpaquePointer?
       try context.check(cheifshims_image_handle_get_thumbnail(handle, id, &thumbnail))
-      if let thumbnail { thumbnails.append(HEIFImageHandle(thumbnail, context: context)) }
+      if let thumbnail { thumbnails.append(HEIFImageHandle(thumbnail, context: context, itemID: Int(id))) }
     }
     return thumbnails
   }
 
-  /// Decodes the image to 8-bit interleaved RGB, or RGBA (straight alpha) when `alpha`, with
-  /// the file's transforms applied; libheif converts 10- and 12-bit samples to 8 bits
-  /// (`convert_hdr_to_8bit`) and assembles grid images from their tiles. The corresponding C
-  /// function is `heif_decode_image`.
-  func decode(alpha: Bool) throws(ImageError) -> HEIFImage {
+  /// Decodes the image to interleaved RGB, or RGBA (straight alpha) when `alpha`, with the
+  /// file's transforms applied, grid images assembled from their tiles. Samples are 8-bit
+  /// (libheif reduces 10 and 12 bits, `convert_hdr_to_8bit`), or with `wide` 16-bit
+  /// little-endian words holding the image's own bits, unscaled, which
+  /// ``HEIFImage/withPlane(_:)`` reports. The corresponding C function is `heif_decode_image`.
+  func decode(alpha: Bool, wide: Bool) throws(ImageError) -> HEIFImage {
     try context.checkOpen()
     guard let options = cheifshims_decoding_options_alloc() else {
       throw .corrupt(context.format, detail: "libheif could not allocate decoding options")
     }
     defer { cheifshims_decoding_options_free(options) }
-    options.pointee.convert_hdr_to_8bit = 1
+    options.pointee.convert_hdr_to_8bit = wide ? 0 : 1
     var image: OpaquePointer?
-    let chroma = alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
+    let chroma: heif_chroma
+    switch (alpha, wide) {
+    case (false, false): chroma = heif_chroma_interleaved_RGB
+    case (true, false): chroma = heif_chroma_interleaved_RGBA
+    case (false, true): chroma = heif_chroma_interleaved_RRGGBB_LE
+    case (true, true): chroma = heif_chroma_interleaved_RRGGBBAA_LE
+    }
     try context.check(cheifshims_decode_image(handle, &image, heif_colorspace_RGB, chroma, options))
     guard let image else { throw .corrupt(context.format, detail: "libheif decoded no image") }
-    return HEIFImage(image, format: context.format, channels: alpha ? 4 : 3)
+    return HEIFImage(image, format: context.format, channels: alpha ? 4 : 3, wide: wide)
   }
 }
 
-/// A decoded picture: one interleaved 8-bit plane that libheif owns.
+/// A decoded picture: one interleaved plane, of 8-bit samples or of 16-bit words, that libheif
+/// owns.
 final class HEIFImage {
   private let image: OpaquePointer
   private let format: ImageFormat
   let channels: Int
+  /// Whether the samples are 16-bit words (see ``HEIFImageHandle/decode(alpha:wide:)``).
+  let wide: Bool
 
-  fileprivate init(_ image: OpaquePointer, format: ImageFormat, channels: Int) {
+  fileprivate init(_ image: OpaquePointer, format: ImageFormat, channels: Int, wide: Bool) {
     self.image = image
     self.format = format
     self.channels = channels
+    self.wide = wide
   }
 
   deinit { cheifshims_image_release(image) }
@@ -207,20 +222,23 @@ final class HEIFImage {
     )
   }
 
-  /// Calls `body` with the plane's first row, its size and its stride; the pointer is valid
-  /// only inside `body`. The corresponding C function is `heif_image_get_plane_readonly`.
+  /// Calls `body` with the plane's first row, its size, its stride in bytes and the bits each
+  /// sample holds (8, or up to 16 in a 16-bit word); the pointer is valid only inside `body`.
+  /// The corresponding C function is `heif_image_get_plane_readonly`.
   func withPlane<T>(
-    _ body: (_ first: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ stride: Int) -> T
+    _ body: (_ first: UnsafeRawPointer, _ width: Int, _ height: Int, _ stride: Int, _ bits: Int) -> T
   ) throws(ImageError) -> T {
     let width = Int(cheifshims_image_get_width(image, heif_channel_interleaved))
     let height = Int(cheifshims_image_get_height(image, heif_channel_interleaved))
-    let bits = cheifshims_image_get_bits_per_pixel_range(image, heif_channel_interleaved)
+    let bits = Int(cheifshims_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
+    let sampleBytes = wide ? 2 : 1
     var stride: Int32 = 0
     guard let first = cheifshims_image_get_plane_readonly(image, heif_channel_interleaved, &stride), width > 0,
-      height > 0, bits == 8, Int(stride) >= width * channels
+      height > 0, wide ? (8...16).contains(bits) : bits == 8, Int(stride) >= width * channels * sampleBytes
     else {
-      throw .corrupt(format, detail: "libheif decoded no 8-bit interleaved plane (\(width)×\(height), \(bits) bits)")
+      let kind = wide ? "16-bit" : "8-bit"
+      throw .corrupt(format, detail: "libheif decoded no \(kind) interleaved plane (\(width)×\(height), \(bits) bits)")
     }
-    return body(first, width, height, Int(stride))
+    return body(UnsafeRawPointer(first), width, height, Int(stride), bits)
   }
 }

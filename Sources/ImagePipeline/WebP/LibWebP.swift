@@ -76,12 +76,11 @@ enum LibWebP {
       try body(try StillDecoder(bytes, layout: layout, scaledTo: size, bitstream: bitstream))
     }
 
-    /// Decodes the picture, then hands its rows to `rows` in strips of `strip`, once `begin` has
-    /// been told the decoded size.
-    func decode(
-      strip: Int, begin: (_ width: Int, _ height: Int) -> Void,
-      rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
-    ) throws(ImageError) {
+    /// Decodes the picture and calls `body` with its first row, its size and its stride; the
+    /// pointer is valid only inside `body`.
+    func decode<T>(
+      _ body: (_ first: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ stride: Int) throws(ImageError) -> T
+    ) throws(ImageError) -> T {
       guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else {
         throw .truncated(.webp, detail: "the file is empty")
       }
@@ -93,13 +92,7 @@ enum LibWebP {
       guard width > 0, height > 0, let pixels = output.u.RGBA.rgba else {
         throw .corrupt(.webp, detail: "libwebp decoded no rows")
       }
-      begin(width, height)
-      var row = 0
-      while row < height {
-        let count = min(strip, height - row)
-        rows(pixels + row * stride, stride, count)
-        row += count
-      }
+      return try body(pixels, width, height, stride)
     }
   }
 

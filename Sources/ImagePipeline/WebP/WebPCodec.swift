@@ -2,8 +2,10 @@
 /// decoded by libwebp (``LibWebP``), scaled on load to any size the caller needs.
 ///
 /// Lossy (VP8), lossless (VP8L) and lossy with an alpha chunk all decode, to RGB or, when the
-/// picture has alpha, to straight (not premultiplied) RGBA. A still picture is decoded in one
-/// call into libwebp's output buffer of the decoded size, then handed to the sink in strips.
+/// picture has alpha, to straight (not premultiplied) RGBA. A lossless picture whose headers
+/// say nothing of alpha is decoded with it, and is RGBA when a pixel is not opaque (a palette's
+/// alpha): the report's header then says so. A still picture is decoded in one call into
+/// libwebp's output buffer of the decoded size, then handed to the sink in strips.
 ///
 /// An animated WebP decodes as its first frame, composed on the canvas at full size (libwebp's
 /// animation decoder does not scale), with the warning "animated WebP: only the first of N
@@ -36,16 +38,64 @@ enum WebPCodec: FormatDecoder {
     if summary.isAnimated { return try decodeFirstFrame(bytes, header: header, into: sink) }
     let scaled = scaledSize(width: header.width, height: header.height, atLeast: minimum)
     let scale = scaled.map { Double(header.width) / Double($0.width) } ?? 1
-    let layout: RowLayout = header.hasAlpha ? .rgba : .rgb
-    try LibWebP.StillDecoder.reading(bytes, layout: layout, scaledTo: scaled, bitstream: bitstream) {
-      (decoder) throws(ImageError) in
-      try decoder.decode(strip: 64) { width, height in
-        sink.begin(width: width, height: height, layout: layout, scale: scale)
-      } rows: { first, stride, count in
-        sink.take(first, stride: stride, count: count)
+    // A lossless picture decodes with alpha whatever its headers say: the VP8L alpha bit is a
+    // hint (the specification says a decoder must not depend on it), the VP8X flag is set by
+    // writers only for an ALPH chunk, and a palette's entries carry alpha of their own. So
+    // when neither says so, the decoded pixels tell.
+    let probing = !header.hasAlpha && summary.isLossless
+    var reported = header
+    try LibWebP.StillDecoder.reading(
+      bytes, layout: header.hasAlpha || probing ? .rgba : .rgb, scaledTo: scaled, bitstream: bitstream
+    ) { (decoder) throws(ImageError) in
+      try decoder.decode { first, width, height, stride in
+        if probing && !hasTransparency(first, width: width, height: height, stride: stride) {
+          sink.begin(width: width, height: height, layout: .rgb, scale: scale)
+          takeOpaque(first, width: width, height: height, stride: stride, into: sink)
+          return
+        }
+        if probing {
+          reported.hasAlpha = true
+          reported.colorModel = .rgba
+        }
+        sink.begin(width: width, height: height, layout: reported.hasAlpha ? .rgba : .rgb, scale: scale)
+        var row = 0
+        while row < height {
+          let count = min(64, height - row)
+          sink.take(first + row * stride, stride: stride, count: count)
+          row += count
+        }
       }
     }
-    return DecodeReport(header: header, warnings: [], scale: scale)
+    return DecodeReport(header: reported, warnings: [], scale: scale)
+  }
+
+  /// Whether any of the RGBA rows at `first` has a pixel that is not opaque.
+  private static func hasTransparency(_ first: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) -> Bool {
+    for row in 0..<height {
+      let pixels = first + row * stride
+      for index in 0..<width where pixels[index * 4 + 3] != 255 { return true }
+    }
+    return false
+  }
+
+  /// Hands opaque RGBA rows to `sink` as the RGB rows an opaque picture gives, a strip at a time.
+  private static func takeOpaque(
+    _ first: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, into sink: any RowSink
+  ) {
+    let strip = 16
+    let rgb = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 3 * strip)
+    defer { rgb.deallocate() }
+    var row = 0
+    while row < height {
+      let count = min(strip, height - row)
+      for line in 0..<count {
+        let source = first + (row + line) * stride
+        let target = rgb + line * width * 3
+        for index in 0..<width { (target + index * 3).update(from: source + index * 4, count: 3) }
+      }
+      sink.take(rgb, stride: width * 3, count: count)
+      row += count
+    }
   }
 
   /// The smallest size, the picture's aspect kept, that is at least `minimum` in both axes;
@@ -79,20 +129,8 @@ enum WebPCodec: FormatDecoder {
           sink.take(canvas, stride: stride, count: header.height)
           return
         }
-        // An opaque animation: RGB rows, as a still picture gives, a strip at a time.
-        let strip = 16
-        let rgb = UnsafeMutablePointer<UInt8>.allocate(capacity: header.width * 3 * strip)
-        defer { rgb.deallocate() }
-        var row = 0
-        while row < header.height {
-          let count = min(strip, header.height - row)
-          for index in 0..<(header.width * count) {
-            let source = canvas + row * stride + index * 4
-            (rgb + index * 3).update(from: source, count: 3)
-          }
-          sink.take(rgb, stride: header.width * 3, count: count)
-          row += count
-        }
+        // An opaque animation: RGB rows, as a still picture gives.
+        takeOpaque(canvas, width: header.width, height: header.height, stride: stride, into: sink)
       }
       let warnings =
         decoder.frameCount > 1 ? ["animated WebP: only the first of \(decoder.frameCount) frames is shown"] : []
