@@ -237,7 +237,7 @@ final class SQLiteRecords: RecordStore {
     var arguments: [SQLValue] = []
     var from = "reviews r"
     if let match {
-      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
+      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid >> \(SearchIndex.lengthBits)"
       conditions.append(("reviews_fts MATCH ?", "reviews_fts MATCH ?"))
       arguments.append(.text(match))
     }
@@ -283,7 +283,7 @@ final class SQLiteRecords: RecordStore {
       // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
       let paging =
         indexOnly && sort == .relevance
-        ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
+        ? "SELECT rowid >> \(SearchIndex.lengthBits) FROM reviews_fts WHERE reviews_fts MATCH ? "
           + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
         : "SELECT r.seq FROM \(from)\(pageFilter) ORDER BY \(order) LIMIT ? OFFSET ?"
       let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
