@@ -39,6 +39,10 @@ public final class Library {
   /// The pictures whose files the import under way has written (see ``importing(_:)``).
   var writtenByImport: Set<String>?
 
+  /// How many of a search's newest matches are ranked by relevance (``SearchQuery/rankingWindow``;
+  /// tests make it smaller).
+  var rankingWindow = SearchQuery.rankingWindow
+
   /// The schema version the database was at when it was opened (before any upgrade).
   public internal(set) var openedSchemaVersion = Schema.current
 

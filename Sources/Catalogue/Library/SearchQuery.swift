@@ -29,6 +29,15 @@ enum SearchQuery {
   /// to score, so a search of `n` words has `4 / (n + 3)` of it (see ``Parsed/maximumSteps``).
   static let maximumSteps = 2_000_000
 
+  /// How many of a search's matches are ranked by relevance: the newest this many. Finding
+  /// them is a walk down FTS5's lists that stops there, and scoring each costs about half a
+  /// microsecond, so that a search by relevance costs at most a millisecond or so on any
+  /// library, whatever its words (a page of 50 costs about as much again to write). A search
+  /// matching more (one review in fifty of 100,000) shows the best of its newest matches first,
+  /// then the older ones newest first, and its total is estimated; ranking every match of a
+  /// word in most of 100,000 reviews would cost fifty times as much.
+  static let rankingWindow = 2_000
+
   /// What a search that took more than ``maximumSteps`` says.
   static let tooBroad =
     "this search matches too much to rank: narrow it with rarer words, longer prefixes or a filter"
