@@ -10,13 +10,15 @@ core this runs on (run it with `taskset -c 1`):
 1. asks each search below N times (default 100) through the API
    (`/api/reviews?search=…&sort=relevance&limit=50`), each time at a new offset (0, 1, 2, …) so
    that none is answered from the server's page cache: status, matches, median, p99 and worst
-   milliseconds;
+   milliseconds, and the server's CPU time an answer (user and system, from /proc), which other
+   work on the machine moves less than the milliseconds;
 2. with --orders, the same for the grid page (`/?q=…`, pages 1 to N) in the other orders
    (title, newest, rating) for the broadest searches;
 3. ten distinct searches at once: ten client threads, each asking its own search again and
    again for S seconds (default 10), each time at a new offset; the milliseconds of every
-   answer (median, p99, worst), and each search's own p99. Twice: ten words in 3,000 to 7,000
-   reviews each (the serve benchmark's kind), then ten of the kinds of step 1.
+   answer (median, p99, worst), the server's CPU time an answer, and each search's own p99.
+   Twice: ten words in 3,000 to 7,000 reviews each (the serve benchmark's kind), then ten of the
+   kinds of step 1.
 
 The searches are chosen from the library's own text (read with Python's sqlite3, which writes
 nothing), so that the script measures any schema: the commonest words and word pairs of the
@@ -31,6 +33,7 @@ import argparse
 import collections
 import http.client
 import json
+import os
 import random
 import re
 import sqlite3
@@ -144,6 +147,13 @@ def timed(client, target):
     return status, (time.perf_counter() - start) * 1000, body
 
 
+def cpu_ms(pid):
+    """The CPU time the process has used, user and system, in milliseconds."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def summary(times):
     times = sorted(times)
     return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.99))], times[-1]
@@ -194,32 +204,40 @@ def main():
         port = int(banner.split("http://127.0.0.1:")[1].split("/")[0])
         client = Client(port)
         print("%d reviews; %d runs each, a new offset each run" % (total, options.runs))
-        print("%-36s %-24s %6s %8s %8s %8s %8s" % ("search", "text", "status", "matches", "p50 ms", "p99 ms",
-                                                   "worst"))
+        print("%-36s %-24s %6s %8s %8s %8s %8s %8s" % ("search", "text", "status", "matches", "p50 ms", "p99 ms",
+                                                       "worst", "CPU ms"))
         for name, text in searches:
             # Not timed: the first search of each warms SQLite's page cache.
             status, _, body = timed(client, api(text, 0, limit=49))
             matches = json.loads(body).get("total", "-") if status == 200 else "-"
+            before = cpu_ms(server.pid)
             runs = [timed(client, api(text, run)) for run in range(options.runs)]
+            cpu = (cpu_ms(server.pid) - before) / options.runs
             median, p99, worst = summary(r[1] for r in runs)
             shown = text if len(text) <= 24 else text[:21] + "..."
-            print("%-36s %-24s %6d %8s %8.1f %8.1f %8.1f" % (name, shown, runs[0][0], matches, median, p99, worst))
+            print("%-36s %-24s %6d %8s %8.1f %8.1f %8.1f %8.2f" % (
+                name, shown, runs[0][0], matches, median, p99, worst, cpu))
         if options.orders:
             for order in ("title", "newest", "rating"):
                 for name, text in searches[:3]:
+                    before = cpu_ms(server.pid)
                     runs = [timed(client, "/?q=%s&sort=%s&page=%d" % (urllib.parse.quote(text), order, 1 + run))
                             for run in range(options.runs)]
+                    cpu = (cpu_ms(server.pid) - before) / options.runs
                     median, p99, worst = summary(r[1] for r in runs)
-                    print("%-36s %-24s %6d %8s %8.1f %8.1f %8.1f" % (
-                        "page by %s: %s" % (order, name), text[:24], runs[0][0], "", median, p99, worst))
+                    print("%-36s %-24s %6d %8s %8.1f %8.1f %8.1f %8.2f" % (
+                        "page by %s: %s" % (order, name), text[:24], runs[0][0], "", median, p99, worst, cpu))
 
         for label, group in (("ten words in 3,000-7,000 reviews", [("word %s" % w, w) for w in middle]),
                              ("ten of the searches above", searches[:10])):
+            before = cpu_ms(server.pid)
             times, failures = at_once(port, group, options.seconds)
             everything = [ms for one in times for ms in one]
+            cpu = (cpu_ms(server.pid) - before) / len(everything)
             median, p99, worst = summary(everything)
-            print("at once, %s: %d answers in %.0f s, median %.1f ms, p99 %.1f ms, worst %.1f ms%s" % (
-                label, len(everything), options.seconds, median, p99, worst,
+            print("at once, %s: %d answers in %.0f s, median %.1f ms, p99 %.1f ms, worst %.1f ms, "
+                  "server CPU %.2f ms an answer%s" % (
+                label, len(everything), options.seconds, median, p99, worst, cpu,
                 ", %d failed: %s" % (len(failures), failures[:3]) if failures else ""))
             for (name, text), one in zip(group, times):
                 print("    %-36s %4d answers, p99 %6.1f ms" % (name, len(one), summary(one)[1]))
