@@ -43,6 +43,9 @@ let package = Package(
     // libmicrohttpd's variadic calls (MHD_start_daemon, MHD_get_connection_info) and its
     // callbacks, behind fixed C signatures.
     .target(name: "CMicroHTTPDShims", dependencies: ["CLibMicroHTTPD"]),
+    // The relevance ranking of searches: an FTS5 auxiliary function, which SQLite calls back
+    // through C function pointers for every row it scores.
+    .target(name: "CSQLiteShims", dependencies: ["CSQLite3"]),
 
     .target(
       name: "ImagePipeline",
@@ -52,7 +55,9 @@ let package = Package(
 
     .target(
       name: "Catalogue",
-      dependencies: ["ImagePipeline", "CSQLite3", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims", "CSodium"],
+      dependencies: [
+        "ImagePipeline", "CSQLite3", "CSQLiteShims", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims", "CSodium",
+      ],
       swiftSettings: swiftSettings
     ),
 

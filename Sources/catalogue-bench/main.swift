@@ -4,8 +4,11 @@
 // gets a cover picture, so that the library is one `catalogue serve` can be measured on
 // (Benchmarks/serve-bench.sh); --make-only then skips the timings.
 //
+// With --other-scripts, one review in twenty is written in Chinese and one in twenty in Arabic
+// (half of those with their vowel marks), so that searches in those scripts can be measured.
+//
 //   catalogue-bench [--reviews 100000] [--library PATH] [--covers N] [--make-only] [--image FILE]
-//                   [--runs 20]
+//                   [--runs 20] [--other-scripts]
 
 import Catalogue
 import Foundation
@@ -48,6 +51,7 @@ var imagePath: String?
 var runs = 20
 var covers = 0
 var makeOnly = false
+var otherScripts = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   func value() -> String {
@@ -65,6 +69,7 @@ while let argument = arguments.popFirst() {
   case "--runs": runs = number()
   case "--covers": covers = number()
   case "--make-only": makeOnly = true
+  case "--other-scripts": otherScripts = true
   default: fail("unknown argument \(argument)")
   }
 }
@@ -77,10 +82,12 @@ struct Prose {
   let words: [String]
   let cumulative: [Double]
 
-  init(vocabulary: Int = 20_000) {
-    let syllables = [
+  init(
+    vocabulary: Int = 20_000,
+    syllables: [String] = [
       "ka", "lo", "mi", "ren", "tu", "sa", "vel", "or", "ni", "que", "dra", "fen", "ga", "hu", "ix", "jo",
     ]
+  ) {
     var words: [String] = []
     var seen = Set<String>()
     var number = 0
@@ -115,6 +122,72 @@ struct Prose {
 }
 
 let prose = Prose()
+
+/// Chinese-looking prose: words of one and two characters from 464 common ones, written
+/// without spaces as Chinese is, a comma or a full stop every few words. Its two-character
+/// words are what a search for a word inside unsegmented text looks for.
+let chinese = Prose(
+  vocabulary: 8_000,
+  syllables: """
+    的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年
+    得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没
+    日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面
+    公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理
+    美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间
+    新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北
+    少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住
+    员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感
+    金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台
+    象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认
+    算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条
+    院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完
+    革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令
+    黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议
+    形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观
+    争究包组造落视济喜离虽坏兴切
+    """.filter { !$0.isNewline }.map(String.init)
+)
+
+/// Arabic prose: words made of Arabic syllables, as ``prose``'s are of Latin ones.
+let arabic = Prose(syllables: [
+  "كا", "لو", "مي", "رن", "تو", "سا", "فل", "ور", "ني", "قي", "درا", "فن", "غا", "هو", "بك", "جو",
+])
+
+/// `word` with a vowel mark (fatha, kasra, damma or sukun) after each letter, the same marks
+/// for the same word every time, as a vowelled text writes it.
+func vowelled(_ word: String) -> String {
+  let marks: [Character] = ["\u{064E}", "\u{0650}", "\u{064F}", "\u{0652}"]
+  var result = ""
+  for (index, letter) in word.enumerated() {
+    result.append(letter)
+    result.append(marks[(index + Int(letter.unicodeScalars.first!.value)) % marks.count])
+  }
+  return result
+}
+
+/// The title and body of review `index`: Latin prose, or with `otherScripts` one in twenty
+/// Chinese and one in twenty Arabic (every other one of those vowelled).
+func reviewText(_ index: Int, otherScripts: Bool, using generator: inout some RandomNumberGenerator) -> (
+  title: String, body: String
+) {
+  let count = Int.random(in: 40...300, using: &generator)
+  if otherScripts && index % 20 == 7 {
+    let words = (0..<count).map { _ in chinese.word(using: &generator) }
+    var body = ""
+    for (number, word) in words.enumerated() {
+      body += word
+      if number % 9 == 8 { body += number % 27 == 26 ? "。" : "，" }
+    }
+    return ("评论 \(index)：" + words.prefix(4).joined(), body + "。")
+  }
+  if otherScripts && index % 20 == 17 {
+    var words = (0..<count).map { _ in arabic.word(using: &generator) }
+    if index % 40 == 17 { words = words.map(vowelled) }
+    return ("مراجعة \(index): " + words.prefix(4).joined(separator: " "), words.joined(separator: " "))
+  }
+  let words = (0..<count).map { _ in prose.word(using: &generator) }
+  return ("Review \(index): \(words.prefix(4).joined(separator: " "))", words.joined(separator: " "))
+}
 
 /// Gives every review without pictures a cover: review `n` (in the order they were made) gets
 /// picture `n % pool` of ``CoverPool``. The first review of each picture writes its files;
@@ -158,12 +231,9 @@ do {
     let categories = Category.known.map(\.rawValue)
     while made < reviewCount {
       let batch = (made..<min(made + 5_000, reviewCount)).map { index -> ReviewDraft in
-        let words = (0..<Int.random(in: 40...300, using: &generator)).map { _ in
-          prose.word(using: &generator)
-        }
+        let text = reviewText(index, otherScripts: otherScripts, using: &generator)
         return ReviewDraft(
-          title: "Review \(index): \(words.prefix(4).joined(separator: " "))",
-          body: words.joined(separator: " "), rating: Int.random(in: 0...5, using: &generator),
+          title: text.title, body: text.body, rating: Int.random(in: 0...5, using: &generator),
           category: categories.randomElement(using: &generator)!,
           favorite: Int.random(in: 0..<10, using: &generator) == 0)
       }

@@ -18,7 +18,8 @@ enum Output {
 
   static func table(_ page: ReviewPage, width: Int?, idLength: Int = 8) -> String {
     guard !page.reviews.isEmpty else {
-      return page.total == 0 ? "No reviews." : "No reviews on this page (there are \(page.total))."
+      return page.total == 0
+        ? "No reviews." : "No reviews on this page (there are \(page.totalIsEstimate ? "about " : "")\(page.total))."
     }
     let header = ["ID", "RATING", "CATEGORY", "IMAGES", "TITLE"]
     var rows = page.reviews.map { review in
@@ -47,7 +48,7 @@ enum Output {
     let first = page.offset + 1
     let last = page.offset + page.reviews.count
     if page.total > page.reviews.count {
-      var footer = "\(first)–\(last) of \(page.total) reviews"
+      var footer = "\(first)–\(last) of \(page.totalIsEstimate ? "about " : "")\(page.total) reviews"
       if last < page.total { footer += " (--offset \(last) for more)" }
       lines.append(footer)
     } else {

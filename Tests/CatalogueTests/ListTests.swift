@@ -140,9 +140,16 @@ struct ListTests {
     let records = try #require(test.library.records as? SQLiteRecords)
     let search = try SearchQuery.parse("the")
     #expect(throws: CatalogueError.invalidQuery(SearchQuery.tooBroad)) {
-      try records.page(ReviewQuery(search: "the", sort: .relevance), match: search.expression, maximumSteps: 1)
+      try records.page(
+        ReviewQuery(search: "the", sort: .relevance), match: search.expression, maximumSteps: 1,
+        rankingWindow: SearchQuery.rankingWindow)
     }
-    #expect(try records.page(ReviewQuery(search: "the"), match: search.expression, maximumSteps: 1000).total == 7)
+    #expect(
+      try records.page(
+        ReviewQuery(search: "the"), match: search.expression, maximumSteps: 1000,
+        rankingWindow: SearchQuery.rankingWindow
+      ).total
+        == 7)
     // A search of more words may take fewer steps: scoring each review costs more.
     #expect(search.maximumSteps == 2_000_000)
     #expect(try SearchQuery.parse("one two \"three four five\"").maximumSteps == 1_000_000)

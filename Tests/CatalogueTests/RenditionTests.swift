@@ -158,6 +158,9 @@ struct RenditionTests {
       do throws(DatabaseError) {
         let other = try Database(path: database, create: false)
         try other.setBusyTimeout(milliseconds: 5_000)
+        // Prepared as every catalogue connection is: its triggers keep the search index.
+        try SearchIndex.prepare(other)
+        try other.execute(Schema.connectionSQL)
         try other.execute("DELETE FROM review_images; DELETE FROM images; DELETE FROM reviews")
       } catch {
         throw .database(error)

@@ -59,17 +59,17 @@ struct SchemaTests {
     #expect(try Schema.version(of: database) == version)
   }
 
-  @Test(arguments: [1, 2, 3])
+  @Test(arguments: [1, 2, 3, 4])
   func anEarlierLibraryGainsReviewersAndAuthors(version: Int) throws {
     let folder = TemporaryFolder()
     try Self.fixtureLibrary(atVersion: version, in: folder)
     // A command that only reads leaves it as it is, and says why.
-    #expect(throws: CatalogueError.olderSchema(path: folder.path, found: version, known: 4)) {
+    #expect(throws: CatalogueError.olderSchema(path: folder.path, found: version, known: Schema.current)) {
       try Library(opening: folder.path, upgrading: false)
     }
     let library = try Library(opening: folder.path)
     #expect(library.openedSchemaVersion == version)
-    #expect(try library.schemaVersion == 4)
+    #expect(try library.schemaVersion == Schema.current)
     // The reviews written before reviewers existed have no author.
     let page = try library.list(ReviewQuery(sort: .title))
     #expect(page.reviews.map(\.title) == ["Grave of the Fireflies", "Outer Wilds"])
@@ -87,6 +87,32 @@ struct SchemaTests {
     try library.removeReviewer("alice")
     #expect(try library.database.scalar("SELECT count(*) FROM sessions") == .integer(0))
     #expect(try library.database.scalar("SELECT count(*) FROM sign_in_addresses") == .integer(0))
+    #expect(try library.check().isHealthy)
+  }
+
+  /// A library written before the index knew every script (schema 4 and earlier) is upgraded
+  /// with its index rebuilt: its Chinese, Arabic and German words are found as a new
+  /// library's are, edits keep the index in step, and `check` finds it healthy.
+  @Test(arguments: [1, 4])
+  func anEarlierLibraryIsSearchedInEveryScript(version: Int) throws {
+    let folder = TemporaryFolder()
+    try Self.fixtureLibrary(atVersion: version, in: folder)
+    do {
+      // Written by that schema's own triggers.
+      let database = try Database(path: folder.file(LibraryLayout.database), create: false)
+      try database.run(
+        "UPDATE reviews SET body = ? WHERE title = 'Outer Wilds'", [.text("我们在北京吃了烤鸭。Die Straße. الفِيلْمَ")])
+    }
+    let library = try Library(opening: folder.path)
+    #expect(try library.schemaVersion == Schema.current)
+    for search in ["烤鸭", "strasse", "الفيلم", "wilds"] {
+      #expect(try library.list(ReviewQuery(search: search)).reviews.map(\.title) == ["Outer Wilds"], "\(search)")
+    }
+    #expect(try library.list(ReviewQuery(search: "fireflies")).reviews.map(\.title) == ["Grave of the Fireflies"])
+    let wilds = try #require(try library.list(ReviewQuery(search: "烤鸭")).reviews.first)
+    try library.update(wilds.id, changes: ReviewChanges(body: "東京都庁"))
+    #expect(try library.list(ReviewQuery(search: "烤鸭")).total == 0)
+    #expect(try library.list(ReviewQuery(search: "都庁")).total == 1)
     #expect(try library.check().isHealthy)
   }
 

@@ -128,17 +128,23 @@ public enum JSONShape {
   /// A page of a list: `list --json`, `GET /api/reviews`.
   public struct Page: Encodable, Sendable {
     public var total: Int
+    /// `true` when `total` is an estimate (a search by relevance matching more reviews than it
+    /// ranks); absent otherwise.
+    public var totalIsEstimate: Bool?
     public var offset: Int
     public var reviews: [Summary]
 
-    public init(total: Int, offset: Int, reviews: [Summary]) {
+    public init(total: Int, totalIsEstimate: Bool = false, offset: Int, reviews: [Summary]) {
       self.total = total
+      self.totalIsEstimate = totalIsEstimate ? true : nil
       self.offset = offset
       self.reviews = reviews
     }
 
     public init(_ page: ReviewPage, urls: ((StoredImage) -> ImageURLs)? = nil) {
-      self.init(total: page.total, offset: page.offset, reviews: page.reviews.map { Summary($0, urls: urls) })
+      self.init(
+        total: page.total, totalIsEstimate: page.totalIsEstimate, offset: page.offset,
+        reviews: page.reviews.map { Summary($0, urls: urls) })
     }
   }
 

@@ -61,6 +61,9 @@ public struct ReviewPage: Sendable, Equatable {
   public var reviews: [ReviewSummary]
   public var total: Int
   public var offset: Int
+  /// Whether `total` is an estimate (in two significant digits): a search by relevance that
+  /// matches more reviews than it ranks is not counted to the last (``SearchQuery``).
+  public var totalIsEstimate = false
 }
 
 extension Library {
@@ -272,8 +275,9 @@ extension Library {
       throw .invalidQuery("sorting by relevance needs a search")
     }
     return try read { () throws(CatalogueError) -> ReviewPage in
-      let (total, rows) = try records.page(
-        query, match: search?.expression, maximumSteps: search?.maximumSteps ?? SearchQuery.maximumSteps)
+      let (total, totalIsEstimate, rows) = try records.page(
+        query, match: search?.expression, maximumSteps: search?.maximumSteps ?? SearchQuery.maximumSteps,
+        rankingWindow: rankingWindow)
       var reviews: [ReviewSummary] = []
       for row in rows {
         var cover: StoredImage?
@@ -286,7 +290,7 @@ extension Library {
             updated: try RecordValue.time(row.updated, "updated", of: row.id), imageCount: row.imageCount,
             cover: cover, createdBy: row.createdBy, updatedBy: row.updatedBy))
       }
-      return ReviewPage(reviews: reviews, total: total, offset: query.offset)
+      return ReviewPage(reviews: reviews, total: total, offset: query.offset, totalIsEstimate: totalIsEstimate)
     }
   }
 

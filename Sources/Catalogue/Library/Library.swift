@@ -54,6 +54,10 @@ public final class Library {
     if let reason = readOnlyReason { throw .readOnlyLibrary(path: path, reason: reason) }
   }
 
+  /// How many of a search's newest matches are ranked by relevance (``SearchQuery/rankingWindow``;
+  /// tests make it smaller).
+  var rankingWindow = SearchQuery.rankingWindow
+
   /// The schema version the database was at when it was opened (before any upgrade).
   public internal(set) var openedSchemaVersion = Schema.current
 

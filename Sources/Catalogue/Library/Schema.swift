@@ -151,12 +151,73 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX sign_in_addresses_last_success ON sign_in_addresses (last_success);
         """),
+    // The full-text index in every script, and fast to rank (``SearchIndex``, ``SearchText``):
+    // it is given each review's title and body as `SearchText` normalises them
+    // (through the view `reviews_search`, whose functions each connection defines), under a key
+    // that holds the review's `seq` and its length; its words are letters, digits and marks
+    // (marks no longer split words). The triggers that kept the old index in step called FTS5
+    // alone; the new ones call Swift, so each connection creates its own (``connectionSQL``).
+    // The index is rebuilt from the reviews in this transaction.
+    Migration(
+      version: 5,
+      sql: """
+        DROP TRIGGER reviews_fts_insert;
+        DROP TRIGGER reviews_fts_delete;
+        DROP TRIGGER reviews_fts_update;
+        DROP TABLE reviews_fts;
+        CREATE VIEW reviews_search AS
+          SELECT catalogue_search_key(seq, title, body) AS key, seq,
+            catalogue_search_text(title) AS title, catalogue_search_text(body) AS body
+          FROM reviews;
+        CREATE VIRTUAL TABLE reviews_fts USING fts5 (
+          title, body, content = 'reviews_search', content_rowid = 'key',
+          tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'", prefix = '2 3'
+        );
+        INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild');
+        """),
   ]
 
-  /// Brings `database` to the current version, one transaction a migration.
+  /// The version whose index ``connectionSQL`` keeps in step.
+  static let searchIndexVersion = 5
+
+  /// What each connection creates for itself once the schema is at ``searchIndexVersion``:
+  /// the triggers that keep the full-text index in step with the reviews. They are TEMP (they
+  /// live as long as the connection) because they call functions only the catalogue defines:
+  /// in the file, they would make every edit of a review fail in the sqlite3 shell. A review's
+  /// row in the index is read from the view, before a change (its old words, which FTS5 needs
+  /// to remove them) and after it.
+  static let connectionSQL = """
+    CREATE TEMP TRIGGER IF NOT EXISTS reviews_search_insert AFTER INSERT ON main.reviews BEGIN
+      INSERT INTO reviews_fts (rowid, title, body)
+        SELECT key, title, body FROM reviews_search WHERE seq = new.seq;
+    END;
+    CREATE TEMP TRIGGER IF NOT EXISTS reviews_search_delete BEFORE DELETE ON main.reviews BEGIN
+      INSERT INTO reviews_fts (reviews_fts, rowid, title, body)
+        SELECT 'delete', key, title, body FROM reviews_search WHERE seq = old.seq;
+    END;
+    CREATE TEMP TRIGGER IF NOT EXISTS reviews_search_update_old BEFORE UPDATE OF seq, title, body
+    ON main.reviews BEGIN
+      INSERT INTO reviews_fts (reviews_fts, rowid, title, body)
+        SELECT 'delete', key, title, body FROM reviews_search WHERE seq = old.seq;
+    END;
+    CREATE TEMP TRIGGER IF NOT EXISTS reviews_search_update_new AFTER UPDATE OF seq, title, body
+    ON main.reviews BEGIN
+      INSERT INTO reviews_fts (rowid, title, body)
+        SELECT key, title, body FROM reviews_search WHERE seq = new.seq;
+    END;
+    """
+
+  /// Brings `database` to the current version, one transaction a migration, and prepares the
+  /// connection for it: the full-text index's functions (``SearchIndex/prepare(_:)``) and
+  /// triggers (``connectionSQL``).
   static func migrate(_ database: Database, path: String, migrations: [Migration] = migrations)
     throws(CatalogueError)
   {
+    do {
+      try SearchIndex.prepare(database)
+    } catch {
+      throw .database(error)
+    }
     let known = migrations.last?.version ?? 0
     let found = try version(of: database)
     if found > known { throw .newerSchema(path: path, found: found, known: known) }
@@ -171,6 +232,12 @@ enum Schema {
           throw .database(error)
         }
       }
+    }
+    guard try version(of: database) >= searchIndexVersion else { return }
+    do {
+      try database.execute(connectionSQL)
+    } catch {
+      throw .database(error)
     }
   }
 

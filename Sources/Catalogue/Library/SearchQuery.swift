@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Words must all occur (in any order); `word*` matches words starting with `word`;
 /// `"several words"` matches that phrase. Everything else the FTS5 grammar gives meaning to
-/// (parentheses, `NEAR`, column filters, stray quotes) is taken as plain text.
+/// (parentheses, `NEAR`, column filters, stray quotes) is taken as plain text. The words are
+/// normalised as the index normalises the text (``SearchText``): a Chinese or Japanese word is
+/// looked for as the phrase of its pairs of characters, a single character as a prefix.
 ///
 /// Every word costs a walk through its list of reviews, and ranking by relevance costs a score
 /// per word for every review that matches, so a search is refused (never cut short silently)
@@ -26,6 +28,15 @@ enum SearchQuery {
   /// million) is answered. Scoring a review's relevance costs more the more words there are
   /// to score, so a search of `n` words has `4 / (n + 3)` of it (see ``Parsed/maximumSteps``).
   static let maximumSteps = 2_000_000
+
+  /// How many of a search's matches are ranked by relevance: the newest this many. Finding
+  /// them is a walk down FTS5's lists that stops there, and scoring each costs about half a
+  /// microsecond, so that a search by relevance costs at most a millisecond or so on any
+  /// library, whatever its words (a page of 50 costs about as much again to write). A search
+  /// matching more (one review in fifty of 100,000) shows the best of its newest matches first,
+  /// then the older ones newest first, and its total is estimated; ranking every match of a
+  /// word in most of 100,000 reviews would cost fifty times as much.
+  static let rankingWindow = 2_000
 
   /// What a search that took more than ``maximumSteps`` says.
   static let tooBroad =
@@ -64,7 +75,9 @@ enum SearchQuery {
       throw .invalidQuery(
         "a search of \(characters) characters is too long: at most \(maximumCharacters) are taken; shorten it")
     }
-    if let short = terms.first(where: { $0.prefix && ($0.words.last?.count ?? 0) < minimumPrefix }) {
+    // A Chinese, Japanese or Korean character is a pair's first: one is prefix enough.
+    let tooShort = terms.first { $0.typedPrefix && !$0.endsInCJK && ($0.words.last?.count ?? 0) < minimumPrefix }
+    if let short = tooShort {
       throw .invalidQuery(
         "search term \"\(short.text)*\" is too short a prefix: give at least \(minimumPrefix) letters or digits before the *"
       )
@@ -73,15 +86,34 @@ enum SearchQuery {
       throw .invalidQuery("search \"\(text)\" has no words to look for: give letters or digits")
     }
     return Parsed(
-      expression: terms.map { quoted($0.text) + ($0.prefix ? "*" : "") }.joined(separator: " "), words: words)
+      expression: terms.map { quoted($0.words.joined(separator: " ")) + ($0.prefix ? "*" : "") }
+        .joined(separator: " "),
+      words: words)
   }
 
   /// A word or a phrase as typed (without its quotes or `*`), the words FTS5 will look for in
-  /// it (its runs of letters and digits, as the tokenizer splits it), and whether it is a prefix.
+  /// it (normalised as the index is given them), and whether its last is a prefix: typed so, or
+  /// a single Chinese, Japanese or Korean character.
   private struct Term {
     var text: String
-    var words: [Substring]
+    var words: [String]
+    var typedPrefix: Bool
     var prefix: Bool
+    /// Whether the last word is Chinese, Japanese or Korean: the minimum length of a prefix
+    /// does not apply (a pair is two characters).
+    var endsInCJK: Bool
+
+    init?(_ text: String, typedPrefix: Bool) {
+      let segments = SearchText.segments(of: text)
+      let (words, lastIsPrefix) = SearchText.searchTokens(segments)
+      // Punctuation alone matches nothing the tokenizer keeps.
+      guard !words.isEmpty else { return nil }
+      self.text = text
+      self.words = words
+      self.typedPrefix = typedPrefix
+      self.prefix = typedPrefix || lastIsPrefix
+      self.endsInCJK = segments.last?.cjk ?? false
+    }
   }
 
   private static func terms(_ text: String) -> [Term] {
@@ -96,8 +128,7 @@ enum SearchQuery {
         let rest = scalars.dropFirst()
         let end = rest.firstIndex(of: "\"") ?? rest.endIndex
         let phrase = String(String.UnicodeScalarView(rest[..<end])).trimmingWhitespace()
-        let words = self.words(phrase)
-        if !words.isEmpty { terms.append(Term(text: phrase, words: words, prefix: false)) }
+        if let term = Term(phrase, typedPrefix: false) { terms.append(term) }
         scalars = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
         continue
       }
@@ -106,20 +137,9 @@ enum SearchQuery {
       scalars = scalars[end...]
       let prefix = word.hasSuffix("*")
       while word.hasSuffix("*") { word.removeLast() }
-      // A word of punctuation alone matches nothing the tokenizer keeps.
-      let words = self.words(word)
-      if !words.isEmpty { terms.append(Term(text: word, words: words, prefix: prefix)) }
+      if let term = Term(word, typedPrefix: prefix) { terms.append(term) }
     }
     return terms
-  }
-
-  /// The runs of letters and digits in `text`.
-  private static func words(_ text: String) -> [Substring] {
-    text.split { !($0.unicodeScalars.first.map(isWordScalar) ?? false) }
-  }
-
-  private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.properties.isAlphabetic || scalar.properties.numericType != nil
   }
 
   private static func quoted(_ term: some StringProtocol) -> String {

@@ -58,10 +58,12 @@ protocol RecordStore: AnyObject {
   func reviewTitle(id: String) throws(CatalogueError) -> String?
   func reviewCount() throws(CatalogueError) -> Int
   func categoryLabels() throws(CatalogueError) -> [String]
-  /// A page for `query`, its search given as an FTS5 expression: how many match, and the rows.
-  /// A search taking SQLite more than `maximumSteps` steps is refused as too broad.
-  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int) throws(CatalogueError)
-    -> (total: Int, rows: [SummaryRow])
+  /// A page for `query`, its search given as an FTS5 expression: how many match (estimated when
+  /// a search by relevance matches more than `rankingWindow`: only the newest that many are
+  /// ranked), and the rows. A search taking SQLite more than `maximumSteps` steps is refused
+  /// as too broad.
+  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int, rankingWindow: Int) throws(CatalogueError)
+    -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow])
 
   // Images and links
   func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)]

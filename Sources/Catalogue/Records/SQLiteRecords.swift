@@ -317,10 +317,17 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// A page of reviews for `query`, whose search is given as an FTS5 expression (`match`): the
-  /// number that match, and the page's rows in order. A search taking SQLite more than
+  /// number that match (estimated, `totalIsEstimate`, when a search by relevance matches more
+  /// than `rankingWindow`), and the page's rows in order. A search taking SQLite more than
   /// `maximumSteps` steps is refused as too broad.
-  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int) throws(CatalogueError)
-    -> (total: Int, rows: [SummaryRow])
+  ///
+  /// By relevance, the newest `rankingWindow` matches of the search are scored (BM25, by
+  /// `catalogue_rank`) and come first, best first; when there are more, the older ones follow,
+  /// newest first. Finding the newest matches costs FTS5 a walk down its lists that stops
+  /// there, and scoring each a few hundred nanoseconds; ranking every match of a word in most
+  /// reviews would cost a hundred times the window.
+  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int, rankingWindow: Int) throws(CatalogueError)
+    -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow])
   {
     // Each condition as the count asks it, and as a page asks it: a page's favourite mark, and
     // its stars in another order than the rating's, are tested inside the index that gives the
@@ -330,7 +337,7 @@ final class SQLiteRecords: RecordStore {
     var arguments: [SQLValue] = []
     var from = "reviews r"
     if let match {
-      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid"
+      from = "reviews_fts JOIN reviews r ON r.seq = reviews_fts.rowid >> \(SearchIndex.lengthBits)"
       conditions.append(("reviews_fts MATCH ?", "reviews_fts MATCH ?"))
       arguments.append(.text(match))
     }
@@ -358,63 +365,193 @@ final class SQLiteRecords: RecordStore {
     case (.created, true): order = "r.created ASC, r.seq ASC"
     case (.updated, false): order = "r.updated DESC, r.seq DESC"
     case (.updated, true): order = "r.updated ASC, r.seq ASC"
-    case (.relevance, let reversed):
-      // FTS5's `rank` is bm25 with the ranking the table was made with.
-      order = "reviews_fts.rank \(reversed ? "DESC" : "ASC"), r.seq"
+    case (.relevance, _): order = ""
     }
-    func work() throws(DatabaseError) -> (total: Int, rows: [SummaryRow]) {
-      // A search with no other filter is answered by the full-text index alone: every row
-      // of it is a review, and joining each match to its review (to count them, or to rank
-      // them) costs a lookup a match, which on a common word is most of the time.
-      let indexOnly = match != nil && conditions.count == 1
-      let counting =
-        indexOnly
-        ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
-        : "SELECT count(*) FROM \(from)\(filter)"
-      let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
-      // The page's rows are found first from the indexes alone; only those are then read
-      // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
-      let paging =
-        indexOnly && sort == .relevance
-        ? "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? "
-          + "ORDER BY rank \(query.reversed ? "DESC" : "ASC"), rowid LIMIT ? OFFSET ?"
-        : "SELECT r.seq FROM \(from)\(pageFilter) ORDER BY \(order) LIMIT ? OFFSET ?"
-      let page = try database.query(paging, arguments + [SQLValue(query.limit), SQLValue(query.offset)]) {
-        $0.int(0)
+    func work() throws(DatabaseError) -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow]) {
+      let found: (total: Int, totalIsEstimate: Bool, seqs: [Int])
+      if let match, sort == .relevance {
+        found = try rankedPage(
+          match: match, filters: Array(conditions.dropFirst().map(\.count)), arguments: Array(arguments.dropFirst()),
+          reversed: query.reversed, limit: query.limit, offset: query.offset, window: rankingWindow)
+      } else {
+        // A search with no other filter is counted by the full-text index alone: every row of
+        // it is a review, and joining each match to its review costs a lookup a match.
+        let counting =
+          match != nil && conditions.count == 1
+          ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
+          : "SELECT count(*) FROM \(from)\(filter)"
+        let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
+        // The page's rows are found first from the indexes alone; only those are then read
+        // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
+        let page = try database.query(
+          "SELECT r.seq FROM \(from)\(pageFilter) ORDER BY \(order) LIMIT ? OFFSET ?",
+          arguments + [SQLValue(query.limit), SQLValue(query.offset)]
+        ) { $0.int(0) }
+        found = (total, false, page)
       }
-      guard !page.isEmpty else { return (total, []) }
-      let placeholders = Array(repeating: "?", count: page.count).joined(separator: ", ")
-      let rows = try database.query(
-        """
-        SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
-          (SELECT count(*) FROM review_images n WHERE n.review = r.id),
-          \(Self.imageColumns), r.created_by, r.updated_by
-        FROM reviews r
-        LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
-        LEFT JOIN images i ON i.sha256 = c.image
-        WHERE r.seq IN (\(placeholders))
-        """, page.map { SQLValue($0) }
-      ) { row in
-        (
-          row.int(0),
-          SummaryRow(
-            id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
-            created: row.text(6), updated: row.text(7), imageCount: row.int(8),
-            cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), createdBy: row.optionalText(20),
-            updatedBy: row.optionalText(21))
-        )
-      }
-      let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
-      return (total, page.compactMap { bySeq[$0] })
+      return (found.total, found.totalIsEstimate, try summaryRows(seqs: found.seqs))
     }
     guard match != nil else { return try sql(work) }
-    // A search's cost is bounded whatever its words: ranking scores every review it matches.
+    // A search's cost is bounded whatever its words.
     do {
       return try database.limitingSteps(to: maximumSteps, work)
     } catch {
       if error.isInterrupted { throw .invalidQuery(SearchQuery.tooBroad) }
       throw .database(error)
     }
+  }
+
+  /// The page of a search by relevance (see ``page(_:match:maximumSteps:rankingWindow:)``): the
+  /// `seq`s of its reviews in order, and how many match. `filters` are conditions on the
+  /// review `r`, with their `arguments`.
+  private func rankedPage(
+    match: String, filters: [String], arguments: [SQLValue], reversed: Bool, limit: Int, offset: Int, window: Int
+  ) throws(DatabaseError) -> (total: Int, totalIsEstimate: Bool, seqs: [Int]) {
+    let bits = SearchIndex.lengthBits
+    // The span of `seq`, for the estimates: of a common phrase's weight, and of the total. (Two
+    // subqueries: each is one step down the table, where min and max together would read it.)
+    let (first, last) =
+      try database.query("SELECT (SELECT min(seq) FROM reviews), (SELECT max(seq) FROM reviews)") {
+        ($0.int(0), $0.int(1))
+      }.first ?? (0, 0)
+    let scoring = "SELECT reviews_fts.rowid, catalogue_rank(reviews_fts, ?, ?) FROM reviews_fts"
+    var scored: [(key: Int, score: Double)]
+    // The key of the newest match left out of the window, when there is one: the window is the
+    // matches above it, the rest the matches from it down.
+    var boundary: Int?
+    let filtered = filters.map { " AND " + $0 }.joined()
+    if filters.isEmpty {
+      scored = try database.query(
+        "\(scoring) WHERE reviews_fts MATCH ? ORDER BY reviews_fts.rowid DESC LIMIT ?",
+        [SQLValue(first), SQLValue(last), .text(match), SQLValue(window + 1)]
+      ) { ($0.int(0), $0.double(1)) }
+      if scored.count > window { boundary = scored.removeLast().key }
+    } else {
+      // The window is the newest matches of the search, which the filters then choose among:
+      // finding as many matches that pass them could walk every match.
+      boundary = try database.query(
+        "SELECT rowid FROM reviews_fts WHERE reviews_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        [.text(match), SQLValue(window)]
+      ) { $0.int(0) }.first
+      scored = try database.query(
+        "\(scoring) JOIN reviews r ON r.seq = reviews_fts.rowid >> \(bits) WHERE reviews_fts MATCH ?\(filtered)"
+          + " AND reviews_fts.rowid > ? ORDER BY reviews_fts.rowid DESC",
+        [SQLValue(first), SQLValue(last), .text(match)] + arguments + [SQLValue(boundary ?? Int.min)]
+      ) { ($0.int(0), $0.double(1)) }
+    }
+    // Best first (lowest score), ties in the order the reviews were added, as FTS5's `ORDER BY
+    // rank, rowid` gives them; reversed, worst first, ties still in that order. Only as many
+    // as a page reaches are put in order.
+    func ranked(through end: Int) -> [Int] {
+      Self.first(end, of: scored) {
+        $0.score != $1.score ? ($0.score < $1.score) != reversed : $0.key < $1.key
+      }.map { $0.key >> bits }
+    }
+    guard let boundary else {
+      return (scored.count, false, Array(ranked(through: offset + limit).dropFirst(offset)))
+    }
+    // There are more matches than the window: how many, from how far back into the reviews the
+    // window reached, in two significant digits (it is an estimate).
+    let span = Double(last - first + 1)
+    let reached = Double(max(1, last - (boundary >> bits)))
+    let estimate = max(scored.count + 1, Self.twoDigits(Double(scored.count) * span / reached))
+    let rest =
+      "SELECT reviews_fts.rowid >> \(bits) FROM reviews_fts"
+      + (filters.isEmpty ? "" : " JOIN reviews r ON r.seq = reviews_fts.rowid >> \(bits)")
+      + " WHERE reviews_fts MATCH ?\(filtered) AND reviews_fts.rowid <= ?"
+    let restArguments = [.text(match)] + arguments + [SQLValue(boundary)]
+    if !reversed {
+      var page = Array(ranked(through: offset + limit).dropFirst(offset))
+      if page.count < limit {
+        page += try database.query(
+          "\(rest) ORDER BY reviews_fts.rowid DESC LIMIT ? OFFSET ?",
+          restArguments + [SQLValue(limit - page.count), SQLValue(max(0, offset - scored.count))]
+        ) { $0.int(0) }
+      }
+      return (estimate, true, page)
+    }
+    // Reversed: the rest first, oldest first, then the window, worst first.
+    var page = try database.query(
+      "\(rest) ORDER BY reviews_fts.rowid ASC LIMIT ? OFFSET ?", restArguments + [SQLValue(limit), SQLValue(offset)]
+    ) { $0.int(0) }
+    if page.count < limit {
+      let restCount = try database.query("SELECT count(*) FROM (\(rest))", restArguments) { $0.int(0) }.first ?? 0
+      let start = max(0, offset - restCount)
+      page += ranked(through: start + limit - page.count).dropFirst(start)
+    }
+    return (estimate, true, page)
+  }
+
+  /// The first `count` of `items` in the order `areInOrder` (a strict total order) gives, as
+  /// `items.sorted(by: areInOrder).prefix(count)`, without putting the others in order: the
+  /// first page of 5,000 ranked matches is 50 of them.
+  static func first<T>(_ count: Int, of items: [T], by areInOrder: (T, T) -> Bool) -> [T] {
+    guard count > 0 else { return [] }
+    guard count < items.count / 8 else { return Array(items.sorted(by: areInOrder).prefix(count)) }
+    // A heap of the first `count` so far, the last of them on top.
+    var heap: [T] = []
+    heap.reserveCapacity(count)
+    func siftDown(from start: Int) {
+      var parent = start
+      while true {
+        var largest = parent
+        let left = 2 * parent + 1
+        if left < heap.count && areInOrder(heap[largest], heap[left]) { largest = left }
+        if left + 1 < heap.count && areInOrder(heap[largest], heap[left + 1]) { largest = left + 1 }
+        if largest == parent { return }
+        heap.swapAt(parent, largest)
+        parent = largest
+      }
+    }
+    for item in items {
+      if heap.count < count {
+        heap.append(item)
+        var child = heap.count - 1
+        while child > 0 && areInOrder(heap[(child - 1) / 2], heap[child]) {
+          heap.swapAt(child, (child - 1) / 2)
+          child = (child - 1) / 2
+        }
+      } else if areInOrder(item, heap[0]) {
+        heap[0] = item
+        siftDown(from: 0)
+      }
+    }
+    return heap.sorted(by: areInOrder)
+  }
+
+  /// `value` rounded to two significant digits (12,345 → 12,000).
+  static func twoDigits(_ value: Double) -> Int {
+    guard value >= 100 else { return Int(value.rounded()) }
+    let unit = pow(10, (log10(value).rounded(.down) - 1))
+    return Int((value / unit).rounded() * unit)
+  }
+
+  /// The summaries of the reviews `seqs`, in that order.
+  private func summaryRows(seqs: [Int]) throws(DatabaseError) -> [SummaryRow] {
+    guard !seqs.isEmpty else { return [] }
+    let placeholders = Array(repeating: "?", count: seqs.count).joined(separator: ", ")
+    let rows = try database.query(
+      """
+      SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
+        (SELECT count(*) FROM review_images n WHERE n.review = r.id),
+        \(Self.imageColumns), r.created_by, r.updated_by
+      FROM reviews r
+      LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
+      LEFT JOIN images i ON i.sha256 = c.image
+      WHERE r.seq IN (\(placeholders))
+      """, seqs.map { SQLValue($0) }
+    ) { row in
+      (
+        row.int(0),
+        SummaryRow(
+          id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
+          created: row.text(6), updated: row.text(7), imageCount: row.int(8),
+          cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), createdBy: row.optionalText(20),
+          updatedBy: row.optionalText(21))
+      )
+    }
+    let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    return seqs.compactMap { bySeq[$0] }
   }
 
   // MARK: Images and links

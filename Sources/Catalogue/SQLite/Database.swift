@@ -1,4 +1,5 @@
 import CSQLite3
+import CSQLiteShims
 
 /// A value bound to or read from a statement.
 enum SQLValue: Hashable {
@@ -230,6 +231,49 @@ final class Database {
     return try body()
   }
 
+  /// Makes `name` an SQL function of this connection, computed by `body` from its
+  /// `argumentCount` arguments. SQLite is told that it gives the same result for the same
+  /// arguments and has no side effects, so that a view, a trigger or an index may use it (even
+  /// with `trusted_schema` off). The corresponding C function is `sqlite3_create_function_v2`.
+  func defineFunction(
+    _ name: String, argumentCount: Int32, _ body: @escaping ([SQLValue]) -> SQLValue
+  ) throws(DatabaseError) {
+    let function = Unmanaged.passRetained(SQLFunction(body)).toOpaque()
+    // SQLite releases the function (`xDestroy`) when it is replaced, when the connection
+    // closes, and when this call fails.
+    try check(
+      sqlite3_create_function_v2(
+        handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, function,
+        { context, count, values in
+          guard let context, let data = sqlite3_user_data(context) else { return }
+          let function = Unmanaged<SQLFunction>.fromOpaque(data).takeUnretainedValue()
+          let arguments = (0..<Int(count)).map { SQLValue(reading: values?[$0]) }
+          switch function.body(arguments) {
+          case .null: sqlite3_result_null(context)
+          case .integer(let number): sqlite3_result_int64(context, number)
+          case .real(let number): sqlite3_result_double(context, number)
+          case .text(let text):
+            text.withCString {
+              sqlite3_result_text64(
+                context, $0, sqlite3_uint64(text.utf8.count), csqlite3_transient(), UInt8(SQLITE_UTF8))
+            }
+          case .blob(let bytes):
+            bytes.withUnsafeBytes {
+              sqlite3_result_blob64(context, $0.baseAddress, sqlite3_uint64($0.count), csqlite3_transient())
+            }
+          }
+        }, nil, nil,
+        { data in
+          if let data { Unmanaged<SQLFunction>.fromOpaque(data).release() }
+        }))
+  }
+
+  /// Makes `catalogue_rank` an FTS5 auxiliary function of this connection: relevance as
+  /// `CSQLiteShims.h` describes it. The corresponding C function is FTS5's `xCreateFunction`.
+  func defineRanking() throws(DatabaseError) {
+    try check(csqliteshims_register_rank(handle))
+  }
+
   /// How long a statement waits for another connection's lock before failing.
   /// The corresponding C function is `sqlite3_busy_timeout`.
   func setBusyTimeout(milliseconds: Int32) throws(DatabaseError) {
@@ -449,6 +493,8 @@ final class Statement {
 
   func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
+  func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
   func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
 
   func text(_ column: Int32) -> String {
@@ -459,6 +505,39 @@ final class Statement {
 
   func optionalText(_ column: Int32) -> String? {
     sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(column)
+  }
+}
+
+/// An SQL function's body, kept alive by SQLite for as long as the function is defined.
+private final class SQLFunction {
+  let body: ([SQLValue]) -> SQLValue
+
+  init(_ body: @escaping ([SQLValue]) -> SQLValue) { self.body = body }
+}
+
+extension SQLValue {
+  /// Reads an SQL function's argument. The corresponding C functions are the
+  /// `sqlite3_value_*` family.
+  fileprivate init(reading value: OpaquePointer?) {
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+    case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+    case SQLITE_TEXT:
+      let count = Int(sqlite3_value_bytes(value))
+      guard let text = sqlite3_value_text(value) else {
+        self = .text("")
+        return
+      }
+      self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_value_bytes(value))
+      guard let bytes = sqlite3_value_blob(value), count > 0 else {
+        self = .blob([])
+        return
+      }
+      self = .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+    default: self = .null
+    }
   }
 }
 

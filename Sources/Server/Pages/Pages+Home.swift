@@ -135,10 +135,14 @@ extension Pages {
       let last = (page.total + pageSize - 1) / pageSize
       let fit = page.total == 1 ? "the review fits" : "the \(page.total) reviews fit"
       let pages = last == 1 ? "one page" : "\(last) pages"
-      let link = e(filters.link(page: last))
+      // An estimated total says only roughly where the last page is: the first is certain.
+      let link = e(filters.link(page: page.totalIsEstimate ? 1 : last))
       main.append(
-        #"<p class="problem">There is no page \#(filters.page): \#(fit) on \#(pages). "#
-          + #"<a href="\#(link)">Go to the \#(last == 1 ? "first" : "last") page</a>.</p>"#)
+        page.totalIsEstimate
+          ? #"<p class="problem">There is no page \#(filters.page): the matches end before it. "#
+            + #"<a href="\#(link)">Go to the first page</a>.</p>"#
+          : #"<p class="problem">There is no page \#(filters.page): \#(fit) on \#(pages). "#
+            + #"<a href="\#(link)">Go to the \#(last == 1 ? "first" : "last") page</a>.</p>"#)
       return document(title: heading, identity: identity, main: main, status: 404, search: filters.search)
     }
     main.append(#"<div class="toolbar">"#)
@@ -174,9 +178,10 @@ extension Pages {
 
   static func countText(_ page: ReviewPage, pageSize: Int) -> String {
     if page.total == 0 { return "No reviews" }
-    if page.total <= pageSize && page.offset == 0 { return page.total == 1 ? "1 review" : "\(page.total) reviews" }
-    if page.reviews.isEmpty { return "\(page.total) reviews" }
-    return "\(page.offset + 1)–\(page.offset + page.reviews.count) of \(page.total) reviews"
+    let total = page.totalIsEstimate ? "about \(page.total)" : "\(page.total)"
+    if page.total <= pageSize && page.offset == 0 { return page.total == 1 ? "1 review" : "\(total) reviews" }
+    if page.reviews.isEmpty { return "\(total) reviews" }
+    return "\(page.offset + 1)–\(page.offset + page.reviews.count) of \(total) reviews"
   }
 
   static func viewLink(_ label: String, _ view: HomeFilters.View, _ filters: HomeFilters) -> String {
@@ -256,7 +261,7 @@ extension Pages {
     if filters.page > 1 {
       parts.append(#"<a rel="prev" href="\#(e(filters.link(page: min(filters.page - 1, pages))))">← Previous</a>"#)
     }
-    parts.append("<span>Page \(filters.page) of \(pages)</span>")
+    parts.append("<span>Page \(filters.page) of \(page.totalIsEstimate ? "about " : "")\(pages)</span>")
     if filters.page < pages {
       parts.append(#"<a rel="next" href="\#(e(filters.link(page: filters.page + 1)))">Next →</a>"#)
     }
