@@ -13,6 +13,7 @@ struct cpngshims_decoder {
   size_t size;
   size_t offset;
   int ran_out;
+  int bad_checksum;
   char message[CPNGSHIMS_MESSAGE_LENGTH];
   int kept;
   char warnings[CPNGSHIMS_MAX_WARNINGS][CPNGSHIMS_MESSAGE_LENGTH];
@@ -23,8 +24,14 @@ static void cpngshims_copy(char *target, const char *text) {
   target[CPNGSHIMS_MESSAGE_LENGTH - 1] = '\0';
 }
 
+// zlib's message when the Adler-32 at the end of a stream is not that of the data inflated.
+static int cpngshims_is_bad_checksum(png_const_charp text) {
+  return text != NULL && strstr(text, "incorrect data check") != NULL;
+}
+
 static void cpngshims_error(png_structp png, png_const_charp text) {
   cpngshims_decoder *decoder = png_get_error_ptr(png);
+  if (cpngshims_is_bad_checksum(text)) decoder->bad_checksum = 1;
   cpngshims_copy(decoder->message, text);
   png_longjmp(png, 1);
 }
@@ -32,6 +39,9 @@ static void cpngshims_error(png_structp png, png_const_charp text) {
 // libpng's default prints warnings to stderr; a library must not, so they are kept.
 static void cpngshims_warning(png_structp png, png_const_charp text) {
   cpngshims_decoder *decoder = png_get_error_ptr(png);
+  // Damage found after the last row is only a warning to libpng ("benign"), but a wrong zlib
+  // checksum says the image data is not what was written: the picture is refused.
+  if (cpngshims_is_bad_checksum(text)) png_error(png, text);
   char copy[CPNGSHIMS_MESSAGE_LENGTH];
   cpngshims_copy(copy, text);
   for (int i = 0; i < decoder->kept; i++) {
@@ -88,11 +98,9 @@ cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t si
                               (int)(sizeof cpngshims_skipped / 5));
   png_set_chunk_malloc_max(decoder->png, CPNGSHIMS_CHUNK_MALLOC_MAX);
   png_set_chunk_cache_max(decoder->png, CPNGSHIMS_CHUNK_CACHE_MAX);
-  // Each IDAT chunk's CRC already guards the compressed bytes: zlib's Adler-32 of the same
-  // data is not checked again (libvips does the same), as in the Swift strip decoder.
-#ifdef PNG_IGNORE_ADLER32
-  png_set_option(decoder->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
-#endif
+  // zlib's Adler-32 of the image data is checked (libpng's default; PNG_IGNORE_ADLER32 is
+  // not set): a chunk CRC only says the chunk was copied as written, and a writer that
+  // computed its CRCs over damaged data leaves the checksum as the one witness.
   return decoder;
 }
 
@@ -141,6 +149,8 @@ const char *cpngshims_decoder_message(const cpngshims_decoder *decoder) {
 }
 
 int cpngshims_decoder_ran_out(const cpngshims_decoder *decoder) { return decoder->ran_out; }
+
+int cpngshims_decoder_bad_checksum(const cpngshims_decoder *decoder) { return decoder->bad_checksum; }
 
 int cpngshims_decoder_warning_count(const cpngshims_decoder *decoder) { return decoder->kept; }
 

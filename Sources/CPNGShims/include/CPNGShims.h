@@ -54,6 +54,9 @@ int cpngshims_decoder_read_rows(cpngshims_decoder *decoder, unsigned char *pixel
 const char *cpngshims_decoder_message(const cpngshims_decoder *decoder);
 /// Whether a failure came from reading past the end of the data (a cut-off file).
 int cpngshims_decoder_ran_out(const cpngshims_decoder *decoder);
+/// Whether a failure came from the zlib stream's Adler-32 checksum, which did not match the
+/// data inflated (zlib's "incorrect data check").
+int cpngshims_decoder_bad_checksum(const cpngshims_decoder *decoder);
 /// The distinct warnings kept so far, and each one.
 int cpngshims_decoder_warning_count(const cpngshims_decoder *decoder);
 const char *cpngshims_decoder_warning(const cpngshims_decoder *decoder, int index);

@@ -7,6 +7,10 @@ import CLibPNG
 /// chunks go into the header's ``ColorDescription``). Encodes through libpng's simplified API
 /// (`png_image_write_to_memory`).
 enum PNGCodec: FormatDecoder {
+  /// Why a PNG whose zlib stream ends with a wrong Adler-32 checksum is refused, whichever
+  /// decoder found it: its chunk CRCs may all be right (they were computed over the damage).
+  static let badChecksum = "its compressed image data is damaged (zlib checksum)"
+
   /// Reads the header from the chunks, without decoding pixels.
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     try PNGChunks.header(bytes)

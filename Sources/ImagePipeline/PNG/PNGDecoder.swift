@@ -32,6 +32,7 @@ final class PNGDecoder {
   /// Converts a C status into a thrown error, the one place that does.
   private func check(_ status: Int32) throws(ImageError) {
     guard status < 0 else { return }
+    if cpngshims_decoder_bad_checksum(handle) != 0 { throw .corrupt(.png, detail: PNGCodec.badChecksum) }
     let message = String(cString: cpngshims_decoder_message(handle))
     if cpngshims_decoder_ran_out(handle) != 0 {
       throw .truncated(.png, detail: "the file ends before its image data does (\(message))")

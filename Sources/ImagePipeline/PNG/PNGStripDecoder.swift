@@ -15,10 +15,9 @@ import CZlib
 /// `IDAT` chunks must follow one another; a wrong CRC refuses a critical chunk and is a warning
 /// on an ancillary one; a row's filter type must be 0–4; the zlib stream must hold every row
 /// and end there (what follows the last row is inflated into a small scratch buffer to find
-/// the end, with libpng's warnings: see `finish`). Its Adler-32 checksum is not verified: the CRC of every
-/// chunk already guards the same bytes (libvips makes libpng skip it for the same reason, and
-/// so does ``PNGDecoder``). Tests decode every fixture both ways and compare pixels, errors and
-/// warnings.
+/// the end, with libpng's warnings: see `finish`), and end with the Adler-32 checksum of what
+/// it inflated to, as libpng checks it. Tests decode every fixture both ways and compare
+/// pixels, errors and warnings.
 enum PNGStripDecoder {
   /// Whether the picture `summary` describes is one this decoder reads.
   static func reads(_ summary: PNGChunks.Summary) -> Bool {
@@ -54,7 +53,6 @@ enum PNGStripDecoder {
     var stream = z_stream()
     guard czlib_inflate_init(&stream) == Z_OK else { throw .corrupt(.png, detail: "zlib could not start") }
     defer { inflateEnd(&stream) }
-    inflateValidate(&stream, 0)
 
     begin(width, height)
     var done = 0
@@ -114,6 +112,9 @@ enum PNGStripDecoder {
         break
       }
       guard status == Z_OK else {
+        // Damage after the last row is libpng's warning, but not a wrong checksum: the rows
+        // are not what was written.
+        if isBadChecksum(stream, status) { throw .corrupt(.png, detail: PNGCodec.badChecksum) }
         warnings.append("IDAT: \(zlibMessage(stream, status))")
         return
       }
@@ -129,6 +130,11 @@ enum PNGStripDecoder {
     stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress?.assumingMemoryBound(to: Bytef.self))
     stream.avail_in = uInt(chunk.count)
     return true
+  }
+
+  /// Whether zlib failed because the stream's Adler-32 is not that of the data inflated.
+  private static func isBadChecksum(_ stream: z_stream, _ status: Int32) -> Bool {
+    status == Z_DATA_ERROR && stream.msg.map { String(cString: $0) } == "incorrect data check"
   }
 
   /// zlib's message for a failed call, or libpng's wording when zlib gives none.
@@ -169,6 +175,7 @@ enum PNGStripDecoder {
       case Z_STREAM_END:
         return true
       default:
+        if isBadChecksum(stream, status) { throw .corrupt(.png, detail: PNGCodec.badChecksum) }
         throw .corrupt(.png, detail: "the image data is damaged (\(zlibMessage(stream, status)))")
       }
     }
