@@ -14,13 +14,16 @@ struct PNGStripDecoderTests {
     case other(String)
   }
 
-  static func outcome(_ bytes: [UInt8], libpngOnly: Bool, lenient: Bool = false) -> Outcome {
+  /// With `pieces`, the file is read in pieces of those sizes in turn, not from memory.
+  static func outcome(_ bytes: [UInt8], libpngOnly: Bool, lenient: Bool = false, pieces: [Int]? = nil) -> Outcome {
     let collector = PixelCollector()
+    let options = DecodeOptions(lenient: lenient)
     let result = bytes.withUnsafeBytes { raw in
       Result { () throws(ImageError) in
-        try PNGCodec.decode(
-          raw, options: DecodeOptions(lenient: lenient), request: { _ in .fullSize }, into: collector,
-          libpngOnly: libpngOnly)
+        let input =
+          pieces.map { ByteReader(source: PieceByPieceTests.Pieces(bytes, sizes: $0)) } ?? ByteReader(memory: raw)
+        return try PNGCodec.decode(
+          input, options: options, request: { _ in .fullSize }, into: collector, libpngOnly: libpngOnly)
       }
     }
     let warnings: [String]
