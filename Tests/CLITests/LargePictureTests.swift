@@ -8,16 +8,9 @@ import TestSupport
 /// gave, byte for byte, or nothing at all.
 @Suite("Large pictures through attach")
 struct LargePictureTests {
-  /// 1500 × 1000 pixels of noise, which no encoder can shrink much: a PNG of about 4.5 MB.
+  /// 1500 × 1000 pixels of noise: a PNG of about 4.5 MB.
   static func noise() -> PixelBuffer {
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    let pixels = (0..<1500 * 1000 * 3).map { _ in
-      state ^= state << 13
-      state ^= state >> 7
-      state ^= state << 17
-      return UInt8(truncatingIfNeeded: state)
-    }
-    return PixelBuffer(width: 1500, height: 1000, channels: 3, pixels: pixels)
+    PixelBuffer(width: 1500, height: 1000, channels: 3, pixels: noiseBytes(count: 1500 * 1000 * 3))
   }
 
   /// The pictures, each written into `folder`: a PNG, and a JPEG followed by 300 KB that are not
