@@ -68,6 +68,10 @@ cjpeg -quality 90 -sample 2x2 -outfile images/large-1600x1200.jpg "$work/scene-1
 
 # ---------------------------------------------------------------- PNGs (valid and hostile)
 python3 tools/make_pngs.py images hostile
+# A zlib stream whose Adler-32 is wrong under correct chunk CRCs: one PNG for each decoder (the
+# strip decoder takes 8-bit RGB, libpng an interlaced palette picture).
+python3 tools/bad_adler.py images/rgb-8.png hostile/bad-adler32.png
+python3 tools/bad_adler.py images/interlaced-palette-4.png hostile/bad-adler32-interlaced-palette.png
 
 # ---------------------------------------------------------------- hostile
 # Other formats, real files written by ImageMagick from the quadrants picture.

@@ -24,6 +24,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bad_adler as adler  # noqa: E402
 import exif  # noqa: E402
 import jpegsegments as J  # noqa: E402
 import pngwriter  # noqa: E402
@@ -745,6 +746,11 @@ def check_hostile(path, probe):
         o, n, k = next(ch for ch in W.chunks(data) if ch[2] == "IDAT")
         c.expect(diff == [o + 8 + n], "not rgb-8.png with one IDAT CRC byte changed")
         expect_probe("error", ["IDAT: CRC error"])
+    elif name.startswith("bad-adler32"):
+        valid = read_file("images/rgb-8.png" if name == "bad-adler32.png" else "images/interlaced-palette-4.png")
+        adler.check(data)
+        c.expect(data == adler.damage_adler(valid), "not %s with its Adler-32 inverted" % ("rgb-8.png" if name == "bad-adler32.png" else "interlaced-palette-4.png"))
+        expect_probe("error", ["IDAT: incorrect data check"])
     elif name == "bad-crc-ancillary.png":
         pixels = expect_probe("decoded", ["tEXt: CRC error"], points=centres(120, 80))
         c.expect([pixels.get(p, (0, 0, 0))[:3] for p in centres(120, 80)] == list(P.QUADRANT_COLOURS), "pixels %s" % pixels)

@@ -102,11 +102,65 @@ static cjpegshims_color cjpegshims_color_of(J_COLOR_SPACE space) {
   }
 }
 
-int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, const unsigned char *data,
-                                   unsigned long size, cjpegshims_header *header) {
+// A source manager that asks its owner for the file a chunk at a time. At the end of the file it
+// does what libjpeg's memory source (jdatasrc.c) does, so that a file read in chunks decodes,
+// warns and fails exactly as the same file in memory.
+typedef struct {
+  struct jpeg_source_mgr pub;
+  cjpegshims_fill fill;
+  void *context;
+} cjpegshims_source;
+
+static void cjpegshims_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean cjpegshims_fill_input_buffer(j_decompress_ptr cinfo) {
+  static const JOCTET end_of_image[2] = {(JOCTET)0xFF, (JOCTET)JPEG_EOI};
+  cjpegshims_source *source = (cjpegshims_source *)cinfo->src;
+  const unsigned char *data = NULL;
+  size_t count = source->fill(source->context, &data);
+  if (count == 0 || data == NULL) {
+    // The file ends: warn, and insert a fake EOI marker.
+    WARNMS(cinfo, JWRN_JPEG_EOF);
+    source->pub.next_input_byte = end_of_image;
+    source->pub.bytes_in_buffer = 2;
+    return TRUE;
+  }
+  source->pub.next_input_byte = data;
+  source->pub.bytes_in_buffer = count;
+  return TRUE;
+}
+
+static void cjpegshims_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
+  struct jpeg_source_mgr *source = cinfo->src;
+  if (num_bytes <= 0) return;
+  while (num_bytes > (long)source->bytes_in_buffer) {
+    num_bytes -= (long)source->bytes_in_buffer;
+    (void)(*source->fill_input_buffer)(cinfo);
+  }
+  source->next_input_byte += (size_t)num_bytes;
+  source->bytes_in_buffer -= (size_t)num_bytes;
+}
+
+static void cjpegshims_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, cjpegshims_fill fill, void *context,
+                                   cjpegshims_header *header) {
   if (setjmp(decoder->errors.jump)) return -1;
   struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-  jpeg_mem_src(cinfo, data, size);
+  if (cinfo->src == NULL) {
+    cinfo->src = (struct jpeg_source_mgr *)(*cinfo->mem->alloc_small)(
+        (j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(cjpegshims_source));
+  }
+  cjpegshims_source *source = (cjpegshims_source *)cinfo->src;
+  source->pub.init_source = cjpegshims_init_source;
+  source->pub.fill_input_buffer = cjpegshims_fill_input_buffer;
+  source->pub.skip_input_data = cjpegshims_skip_input_data;
+  source->pub.resync_to_restart = jpeg_resync_to_restart;
+  source->pub.term_source = cjpegshims_term_source;
+  source->pub.bytes_in_buffer = 0;
+  source->pub.next_input_byte = NULL;
+  source->fill = fill;
+  source->context = context;
   jpeg_read_header(cinfo, TRUE);
   header->width = (int)cinfo->image_width;
   header->height = (int)cinfo->image_height;

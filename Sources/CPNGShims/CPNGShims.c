@@ -9,10 +9,10 @@
 struct cpngshims_decoder {
   png_structp png;
   png_infop info;
-  const unsigned char *data;
-  size_t size;
-  size_t offset;
+  cpngshims_read_fn read;
+  void *context;
   int ran_out;
+  int bad_checksum;
   char message[CPNGSHIMS_MESSAGE_LENGTH];
   int kept;
   char warnings[CPNGSHIMS_MAX_WARNINGS][CPNGSHIMS_MESSAGE_LENGTH];
@@ -23,8 +23,14 @@ static void cpngshims_copy(char *target, const char *text) {
   target[CPNGSHIMS_MESSAGE_LENGTH - 1] = '\0';
 }
 
+// zlib's message when the Adler-32 at the end of a stream is not that of the data inflated.
+static int cpngshims_is_bad_checksum(png_const_charp text) {
+  return text != NULL && strstr(text, "incorrect data check") != NULL;
+}
+
 static void cpngshims_error(png_structp png, png_const_charp text) {
   cpngshims_decoder *decoder = png_get_error_ptr(png);
+  if (cpngshims_is_bad_checksum(text)) decoder->bad_checksum = 1;
   cpngshims_copy(decoder->message, text);
   png_longjmp(png, 1);
 }
@@ -32,6 +38,9 @@ static void cpngshims_error(png_structp png, png_const_charp text) {
 // libpng's default prints warnings to stderr; a library must not, so they are kept.
 static void cpngshims_warning(png_structp png, png_const_charp text) {
   cpngshims_decoder *decoder = png_get_error_ptr(png);
+  // Damage found after the last row is only a warning to libpng ("benign"), but a wrong zlib
+  // checksum says the image data is not what was written: the picture is refused.
+  if (cpngshims_is_bad_checksum(text)) png_error(png, text);
   char copy[CPNGSHIMS_MESSAGE_LENGTH];
   cpngshims_copy(copy, text);
   for (int i = 0; i < decoder->kept; i++) {
@@ -45,12 +54,10 @@ static void cpngshims_warning(png_structp png, png_const_charp text) {
 
 static void cpngshims_read(png_structp png, png_bytep target, size_t length) {
   cpngshims_decoder *decoder = png_get_io_ptr(png);
-  if (length > decoder->size - decoder->offset) {
+  if (decoder->read(decoder->context, target, length) < length) {
     decoder->ran_out = 1;
     png_error(png, "libpng read past the end of the file");
   }
-  memcpy(target, decoder->data + decoder->offset, length);
-  decoder->offset += length;
 }
 
 // The ancillary chunks libpng knows but does not need here: skipped unread, so that none of
@@ -65,11 +72,11 @@ static const png_byte cpngshims_skipped[] = {
     'g', 'A', 'M', 'A', '\0', 'c', 'H', 'R', 'M', '\0', 's', 'R', 'G', 'B', '\0',
 };
 
-cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t size) {
+cpngshims_decoder *cpngshims_decoder_create(cpngshims_read_fn read, void *context) {
   cpngshims_decoder *decoder = calloc(1, sizeof *decoder);
   if (decoder == NULL) return NULL;
-  decoder->data = data;
-  decoder->size = size;
+  decoder->read = read;
+  decoder->context = context;
   decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, cpngshims_error,
                                         cpngshims_warning);
   if (decoder->png == NULL) {
@@ -88,11 +95,9 @@ cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t si
                               (int)(sizeof cpngshims_skipped / 5));
   png_set_chunk_malloc_max(decoder->png, CPNGSHIMS_CHUNK_MALLOC_MAX);
   png_set_chunk_cache_max(decoder->png, CPNGSHIMS_CHUNK_CACHE_MAX);
-  // Each IDAT chunk's CRC already guards the compressed bytes: zlib's Adler-32 of the same
-  // data is not checked again (libvips does the same), as in the Swift strip decoder.
-#ifdef PNG_IGNORE_ADLER32
-  png_set_option(decoder->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
-#endif
+  // zlib's Adler-32 of the image data is checked (libpng's default; PNG_IGNORE_ADLER32 is
+  // not set): a chunk CRC only says the chunk was copied as written, and a writer that
+  // computed its CRCs over damaged data leaves the checksum as the one witness.
   return decoder;
 }
 
@@ -102,7 +107,7 @@ void cpngshims_decoder_destroy(cpngshims_decoder *decoder) {
   free(decoder);
 }
 
-int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, int *height,
+int cpngshims_decoder_start(cpngshims_decoder *decoder, int *rgba, int *width, int *height,
                             int *passes) {
   png_structp png = decoder->png;
   png_infop info = decoder->info;
@@ -115,14 +120,12 @@ int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, in
   if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
   if (depth == 16) png_set_scale_16(png);
   if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-  int has_alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
-  if (rgba && !has_alpha) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-  if (!rgba && has_alpha) png_set_strip_alpha(png);
+  *rgba = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
   // The samples come out as stored: gAMA, cHRM, sRGB and iCCP are read by the Swift side and
   // applied with the other colour profiles, through LittleCMS.
   *passes = png_set_interlace_handling(png);
   png_read_update_info(png, info);
-  size_t expected = (size_t)png_get_image_width(png, info) * (rgba ? 4u : 3u);
+  size_t expected = (size_t)png_get_image_width(png, info) * (*rgba ? 4u : 3u);
   if (png_get_rowbytes(png, info) != expected) png_error(png, "unexpected row size after transforms");
   *width = (int)png_get_image_width(png, info);
   *height = (int)png_get_image_height(png, info);
@@ -141,6 +144,8 @@ const char *cpngshims_decoder_message(const cpngshims_decoder *decoder) {
 }
 
 int cpngshims_decoder_ran_out(const cpngshims_decoder *decoder) { return decoder->ran_out; }
+
+int cpngshims_decoder_bad_checksum(const cpngshims_decoder *decoder) { return decoder->bad_checksum; }
 
 int cpngshims_decoder_warning_count(const cpngshims_decoder *decoder) { return decoder->kept; }
 

@@ -129,6 +129,9 @@ final class LinkingFileStore: FileStore {
   func discard(_ files: [StagedFile]) { local.discard(files) }
   func size(of path: String) -> Int? { local.size(of: path) }
   func read(_ path: String) throws(CatalogueError) -> [UInt8] { try local.read(path) }
+  func digest(of path: String) throws(CatalogueError) -> String { try local.digest(of: path) }
+  func incoming() throws(CatalogueError) -> IncomingFile { try local.incoming() }
+  func place(_ file: IncomingFile, at path: String) throws(CatalogueError) { try local.place(file, at: path) }
   func move(_ path: String, to destination: String) throws(CatalogueError) { try local.move(path, to: destination) }
   func remove(_ path: String) throws(CatalogueError) { try local.remove(path) }
   func removeFolderIfEmpty(_ path: String) throws(CatalogueError) { try local.removeFolderIfEmpty(path) }

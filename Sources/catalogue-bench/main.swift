@@ -300,7 +300,7 @@ do {
       report(
         "  for comparison: the two durable file writes",
         try measure(runs) {
-          try scratch.write(prepared.original, to: "bench/original")
+          try scratch.write(bytes, to: "bench/original")
           try scratch.write(prepared.processed.thumbnail.bytes, to: "bench/thumbnail")
         })
       try FileManager.default.removeItem(atPath: scratch.root)

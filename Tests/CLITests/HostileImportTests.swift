@@ -22,6 +22,8 @@ struct HostileImportTests {
       ("truncated-header.png", "truncated PNG: the file ends inside its IHDR header"),
       ("no-iend.png", "truncated PNG: the file ends before its IEND chunk"),
       ("bad-crc.png", "corrupt PNG: IDAT: CRC error"),
+      ("bad-adler32.png", "corrupt PNG: its compressed image data is damaged (zlib checksum)"),
+      ("bad-adler32-interlaced-palette.png", "corrupt PNG: its compressed image data is damaged (zlib checksum)"),
       ("huge-dimensions.jpg", "too many pixels: 30000×30000 is 900 megapixels, over the budget of 100 megapixels"),
       ("huge-dimensions.png", "too many pixels: 20000×20000 is 400 megapixels, over the budget of 100 megapixels"),
       ("webp-truncated-lossy.webp", "truncated WebP: the file ends inside its VP8 chunk (2555 of 5130 bytes)"),

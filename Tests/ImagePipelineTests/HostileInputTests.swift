@@ -45,6 +45,18 @@ struct HostileInputTests {
     }
   }
 
+  /// Every chunk CRC right, the zlib stream's Adler-32 wrong: refused by the strip decoder (an
+  /// 8-bit RGB picture) and by libpng (an interlaced palette picture) alike, even leniently.
+  @Test(arguments: ["bad-adler32.png", "bad-adler32-interlaced-palette.png"])
+  func pngWithAWrongZlibChecksumIsRefused(file: String) throws {
+    let bytes = try Fixture.hostile(file)
+    for options in [DecodeOptions(), DecodeOptions(lenient: true)] {
+      #expect(throws: ImageError.corrupt(.png, detail: "its compressed image data is damaged (zlib checksum)")) {
+        try ImagePipeline.thumbnail(bytes, options: options)
+      }
+    }
+  }
+
   @Test func badCRCInAnAncillaryChunkIsOnlyAWarning() throws {
     let processed = try ImagePipeline.thumbnail(try Fixture.hostile("bad-crc-ancillary.png"))
     #expect(processed.thumbnail.width > 0)

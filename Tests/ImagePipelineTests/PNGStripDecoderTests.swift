@@ -14,13 +14,16 @@ struct PNGStripDecoderTests {
     case other(String)
   }
 
-  static func outcome(_ bytes: [UInt8], libpngOnly: Bool, lenient: Bool = false) -> Outcome {
+  /// With `pieces`, the file is read in pieces of those sizes in turn, not from memory.
+  static func outcome(_ bytes: [UInt8], libpngOnly: Bool, lenient: Bool = false, pieces: [Int]? = nil) -> Outcome {
     let collector = PixelCollector()
+    let options = DecodeOptions(lenient: lenient)
     let result = bytes.withUnsafeBytes { raw in
       Result { () throws(ImageError) in
-        try PNGCodec.decode(
-          raw, options: DecodeOptions(lenient: lenient), request: { _ in .fullSize }, into: collector,
-          libpngOnly: libpngOnly)
+        let input =
+          pieces.map { ByteReader(source: PieceByPieceTests.Pieces(bytes, sizes: $0)) } ?? ByteReader(memory: raw)
+        return try PNGCodec.decode(
+          input, options: options, request: { _ in .fullSize }, into: collector, libpngOnly: libpngOnly)
       }
     }
     let warnings: [String]
@@ -58,9 +61,10 @@ struct PNGStripDecoderTests {
   /// A PNG of `width`×`height` 8-bit pixels of `colorType` whose filtered rows are `rows`
   /// (filter byte first): any bytes are valid filtered data, so random rows with every filter
   /// type exercise every path of the unfiltering. The zlib stream uses stored blocks, split
-  /// into `IDAT` chunks at `splits`.
+  /// into `IDAT` chunks at `splits`; with `wrongChecksum`, its Adler-32 is not the data's.
   static func png(
-    width: Int, height: Int, colorType: UInt8, rows: [UInt8], idatSizes: [Int] = [], extraChunk: [UInt8]? = nil
+    width: Int, height: Int, colorType: UInt8, rows: [UInt8], idatSizes: [Int] = [], extraChunk: [UInt8]? = nil,
+    wrongChecksum: Bool = false
   ) -> [UInt8] {
     var zlib: [UInt8] = [0x78, 0x01]
     var offset = 0
@@ -77,7 +81,7 @@ struct PNGStripDecoderTests {
       a = (a + UInt32(byte)) % 65_521
       b = (b + a) % 65_521
     }
-    zlib += bigEndian(b << 16 | a)
+    zlib += bigEndian(b << 16 | a ^ (wrongChecksum ? 0xFFFF_FFFF : 0))
 
     var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     file += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, colorType, 0, 0, 0])
@@ -208,6 +212,27 @@ struct PNGStripDecoderTests {
     file[8 + 25 + 8 + 500] ^= 0xFF
     #expect(Self.outcome(file, libpngOnly: false) == .corrupt)
     #expect(Self.outcome(file, libpngOnly: true) == .corrupt)
+  }
+
+  /// libpng checks the zlib stream's Adler-32 and refuses a file whose checksum is wrong, every
+  /// chunk CRC right; so does the strip decoder, with the same words, wherever the chunks split
+  /// the checksum.
+  @Test func aWrongZlibChecksumIsRefusedByBothDecoders() {
+    let rows = Self.sample.rows
+    let zlibSize = 2 + 5 + rows.count + 4
+    for sizes in [[], [500, 500], [zlibSize - 2], [zlibSize - 4]] {
+      let file = Self.png(width: 40, height: 30, colorType: 6, rows: rows, idatSizes: sizes, wrongChecksum: true)
+      for libpngOnly in [false, true] {
+        let collector = PixelCollector()
+        #expect(throws: ImageError.corrupt(.png, detail: "its compressed image data is damaged (zlib checksum)")) {
+          try file.withUnsafeBytes { raw in
+            try PNGCodec.decode(
+              raw, options: DecodeOptions(lenient: true), request: { _ in .fullSize }, into: collector,
+              libpngOnly: libpngOnly)
+          }
+        }
+      }
+    }
   }
 
   @Test func aFileCutInsideItsImageDataIsTruncatedBothWays() {

@@ -166,3 +166,16 @@ public enum BuiltCatalogue {
       error: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self))
   }
 }
+
+/// Bytes that no encoder can shrink much, the same in every run: the pixels of a picture whose
+/// file must be large (a PNG of them is about as large as they are).
+public func noiseBytes(count: Int) -> [UInt8] {
+  var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+  return (0..<count).map { _ in
+    // xorshift64
+    state ^= state << 13
+    state ^= state >> 7
+    state ^= state << 17
+    return UInt8(truncatingIfNeeded: state)
+  }
+}

@@ -51,10 +51,16 @@ typedef struct cjpegshims_decoder cjpegshims_decoder;
 cjpegshims_decoder *cjpegshims_decoder_create(void);
 void cjpegshims_decoder_destroy(cjpegshims_decoder *decoder);
 
-/// Reads the headers of `data` (which must outlive the decoder's use of it).
-/// Returns 0, or -1 with a message.
-int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, const unsigned char *data,
-                                   unsigned long size, cjpegshims_header *header);
+/// Where a decoder's bytes come from: called with `context` whenever libjpeg has used every byte
+/// it was given, it points `*data` at the next bytes of the file (which must stay valid until the
+/// next call) and returns how many, 0 at the end of the file.
+typedef size_t (*cjpegshims_fill)(void *context, const unsigned char **data);
+
+/// Reads the headers of the file `fill` gives, a chunk at a time (`context` must outlive the
+/// decoder's use of it). At the end of the file, as libjpeg's memory source does, a warning and
+/// an end-of-image marker stand in for the missing data. Returns 0, or -1 with a message.
+int cjpegshims_decoder_read_header(cjpegshims_decoder *decoder, cjpegshims_fill fill, void *context,
+                                   cjpegshims_header *header);
 
 /// Starts decompression at DCT scale 1/`scale_denominator` (1, 2, 4 or 8), to 8-bit RGB
 /// (grayscale is expanded; CMYK and YCCK are converted, Adobe-inverted when the file says so),

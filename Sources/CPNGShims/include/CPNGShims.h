@@ -33,15 +33,21 @@ int cpngshims_unfilter(int filter, unsigned char *row, const unsigned char *abov
 
 typedef struct cpngshims_decoder cpngshims_decoder;
 
-/// A new decoder reading `data` (which must outlive it), or NULL when memory is exhausted.
-cpngshims_decoder *cpngshims_decoder_create(const unsigned char *data, size_t size);
+/// Where a decoder's bytes come from: copies the next `length` bytes of the file into `target`
+/// and returns how many it copied, fewer only at the end of the file.
+typedef size_t (*cpngshims_read_fn)(void *context, unsigned char *target, size_t length);
+
+/// A new decoder reading the file `read` gives (`context` must outlive the decoder), or NULL
+/// when memory is exhausted.
+cpngshims_decoder *cpngshims_decoder_create(cpngshims_read_fn read, void *context);
 void cpngshims_decoder_destroy(cpngshims_decoder *decoder);
 
-/// Reads the chunks before the image data and sets up the output: 8-bit RGB, or RGBA when
-/// `rgba` (palettes, low bit depths and grey expanded; tRNS made alpha; 16-bit samples scaled
-/// with rounding; no gamma correction: colour is managed by the caller). Gives the size and the number of interlace passes (1 or 7).
-/// Returns 0, or -1 with a message.
-int cpngshims_decoder_start(cpngshims_decoder *decoder, int rgba, int *width, int *height,
+/// Reads the chunks before the image data and sets up the output: 8-bit RGB, or RGBA when the
+/// picture has alpha or a tRNS chunk libpng takes (palettes, low bit depths and grey expanded;
+/// tRNS made alpha; 16-bit samples scaled with rounding; no gamma correction: colour is managed
+/// by the caller). Gives whether the rows are RGBA, the size and the number of interlace passes
+/// (1 or 7). Returns 0, or -1 with a message.
+int cpngshims_decoder_start(cpngshims_decoder *decoder, int *rgba, int *width, int *height,
                             int *passes);
 
 /// Reads the next `rows` rows of the current pass into `pixels`, `stride` bytes apart. For an
@@ -54,6 +60,9 @@ int cpngshims_decoder_read_rows(cpngshims_decoder *decoder, unsigned char *pixel
 const char *cpngshims_decoder_message(const cpngshims_decoder *decoder);
 /// Whether a failure came from reading past the end of the data (a cut-off file).
 int cpngshims_decoder_ran_out(const cpngshims_decoder *decoder);
+/// Whether a failure came from the zlib stream's Adler-32 checksum, which did not match the
+/// data inflated (zlib's "incorrect data check").
+int cpngshims_decoder_bad_checksum(const cpngshims_decoder *decoder);
 /// The distinct warnings kept so far, and each one.
 int cpngshims_decoder_warning_count(const cpngshims_decoder *decoder);
 const char *cpngshims_decoder_warning(const cpngshims_decoder *decoder, int index);

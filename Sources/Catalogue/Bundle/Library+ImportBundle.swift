@@ -148,8 +148,10 @@ extension Library {
     let originals = bundle.originals
     let results = Parallel.map(count: images.count, jobs: nil) { index in
       Result { () throws(CatalogueError) -> PreparedImage in
+        // The bundle's SHA256SUMS, checked against these bytes already, gives their hash.
         try PreparedImage.make(
-          bytes: originals[index], source: images[index].original, spec: spec, options: options)
+          bytes: originals[index], sha256: images[index].sha256, source: images[index].original, spec: spec,
+          options: options)
       }
     }
     var prepared: [PreparedImage] = []
@@ -167,7 +169,7 @@ extension Library {
       let header = made.processed.header
       let found =
         "\(header.uprightWidth)×\(header.uprightHeight) \(header.format.rawValue), orientation "
-        + "\(header.orientation.rawValue), \(made.original.count) bytes"
+        + "\(header.orientation.rawValue), \(made.size) bytes"
       let said =
         "\(image.width)×\(image.height) \(image.format), orientation \(image.orientation), \(image.bytes) bytes"
       guard found == said else {

@@ -32,6 +32,9 @@ extension Library {
   func importing<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     writtenByImport = []
     defer { writtenByImport = nil }
+    // An import copies each picture into the originals' folder as it reads it, making the folder
+    // in a library that has none yet: when nothing stays in it, it goes again.
+    let hadOriginals = (try? files.names(in: LibraryLayout.originals)) != nil
     func locked() throws(CatalogueError) -> T {
       let lock = try LibraryLock(folder: path, mode: .shared)
       defer { withExtendedLifetime(lock) {} }
@@ -42,10 +45,25 @@ extension Library {
       result = try locked()
     } catch {
       discardFilesAfterFailure(of: writtenByImport ?? [])
+      if !hadOriginals { removeOriginalsFolderIfEmpty() }
       throw error
     }
     try discardFiles(of: writtenByImport ?? [])
+    if !hadOriginals { removeOriginalsFolderIfEmpty() }
     return result
+  }
+
+  /// Removes the originals' folder if it is empty, holding the library lock exclusive so that
+  /// no import is between making it and copying a picture into it.
+  private func removeOriginalsFolderIfEmpty() {
+    guard (try? files.names(in: LibraryLayout.originals))?.isEmpty == true else { return }
+    do {
+      let lock = try LibraryLock(folder: path, mode: .exclusive)
+      defer { withExtendedLifetime(lock) {} }
+      try files.removeFolderIfEmpty(LibraryLayout.originals)
+    } catch {
+      // An empty folder left behind is harmless: `check` finds nothing in it.
+    }
   }
 
   /// Deletes the files of the pictures among `hashes` that have no record: their originals and

@@ -2,18 +2,27 @@ public import Foundation
 public import ImagePipeline
 
 /// A picture read, hashed, validated and thumbnailed, ready to enter a library. Making one
-/// touches no library, so many are made in parallel.
+/// touches no record, so many are made in parallel.
 public struct PreparedImage: Sendable {
   /// The file it came from, as the user named it (for messages).
   public var source: String
   public var sha256: String
-  public var original: [UInt8]
+  /// The original's size in bytes.
+  public var size: Int
+  /// The original's bytes: in memory, or copied already into a temporary file of the
+  /// library's store as they were read.
+  var original: Original
   public var processed: ProcessedImage
   /// The spec the thumbnail was made with.
   public var spec: ThumbnailSpec
 
-  /// Reads, hashes and decodes `bytes` (whose SHA-256 is `sha256`, when known); the error
-  /// names `source` and says why.
+  enum Original: Sendable {
+    case bytes([UInt8])
+    case incoming(IncomingFile)
+  }
+
+  /// Hashes and decodes `bytes` (whose SHA-256 is `sha256`, when known); the error names
+  /// `source` and says why.
   public static func make(
     bytes: [UInt8], sha256: String? = nil, source: String, spec: ThumbnailSpec, options: DecodeOptions
   ) throws(CatalogueError) -> PreparedImage {
@@ -24,7 +33,44 @@ public struct PreparedImage: Sendable {
       throw .imageRejected(file: source, reason: error)
     }
     return PreparedImage(
-      source: source, sha256: sha256 ?? SHA256.hex(bytes), original: bytes, processed: processed, spec: spec)
+      source: source, sha256: sha256 ?? SHA256.hex(bytes), size: bytes.count, original: .bytes(bytes),
+      processed: processed, spec: spec)
+  }
+
+  /// Reads the picture at `path` once, front to back, refused as
+  /// ``InputFile/openPicture(_:named:sizeCap:pixelBudget:)`` refuses it: each chunk read is
+  /// hashed, copied into a temporary file of `store` (the original, put in place by
+  /// ``Library/store(_:)``) and decoded, the thumbnail made from the rows as they come. The
+  /// file is never held whole in memory, nor its picture (a WebP or HEIF file is: their
+  /// decoders need it so). Errors name `source`.
+  static func read(
+    _ path: String, named source: String, sizeCap: Int, spec: ThumbnailSpec, options: DecodeOptions,
+    into store: any FileStore
+  ) throws(CatalogueError) -> PreparedImage {
+    let picture = try InputFile.openPicture(path, named: source, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
+    defer { picture.close() }
+    let copy = try store.incoming()
+    picture.copy = copy
+    do throws(CatalogueError) {
+      let processed: ProcessedImage
+      do {
+        processed = try ImagePipeline.thumbnail(reading: picture, spec: spec, options: options)
+      } catch {
+        // A read that failed, or a copy that could not be written, is why the picture ended.
+        throw picture.failure ?? .imageRejected(file: source, reason: error)
+      }
+      let (sha256, size) = try picture.finish()
+      return PreparedImage(
+        source: source, sha256: sha256, size: size, original: .incoming(copy), processed: processed, spec: spec)
+    } catch {
+      copy.discard()
+      throw error
+    }
+  }
+
+  /// Gives up the original's copy, when it is in a temporary file.
+  func discard() {
+    if case .incoming(let file) = original { file.discard() }
   }
 }
 
@@ -78,9 +124,12 @@ public struct ImportFailure: Sendable, Equatable {
   }
 
   /// `error` as one file's failure, when it is about the file (unreadable, not a picture, too
-  /// large); any other error (the library's own) is rethrown: it stops the whole import.
+  /// large); any other error (the library's own: a copy into it that could not be written)
+  /// is rethrown: it stops the whole import.
   init(_ error: CatalogueError) throws(CatalogueError) {
     switch error {
+    case .io(let operation, _, _) where operation.isStoring:
+      throw error
     case .imageRejected(let file, _), .io(_, let file, _), .notARegularFile(let file, _), .fileTooLarge(let file, _, _):
       self.init(source: file, error: error)
     default:
@@ -103,14 +152,13 @@ extension Library {
     let options = decodeOptions
     let sizeCap = fileSizeCap
     let names = names ?? files
+    let store = self.files
     try Parallel.stream(
       count: files.count, jobs: jobs,
       produce: { index in
-        let name = names[index]
-        return Result { () throws(CatalogueError) -> PreparedImage in
-          let bytes = try InputFile.readPicture(
-            files[index], named: name, sizeCap: sizeCap, pixelBudget: options.pixelBudget)
-          return try PreparedImage.make(bytes: bytes, source: name, spec: spec, options: options)
+        Result { () throws(CatalogueError) -> PreparedImage in
+          try PreparedImage.read(
+            files[index], named: names[index], sizeCap: sizeCap, spec: spec, options: options, into: store)
         }
       },
       consume: { (index, result) throws(CatalogueError) in
@@ -119,8 +167,8 @@ extension Library {
       })
   }
 
-  /// Writes a prepared picture's original (unless the store has it already) and thumbnail by
-  /// the durable write protocol. Nothing links to them yet.
+  /// Puts a prepared picture's original in place (unless the store has it already) and writes
+  /// its thumbnail, by the durable write protocol. Nothing links to them yet.
   func store(_ image: PreparedImage) throws(CatalogueError) -> StoredImage {
     let header = image.processed.header
     let thumbnail = image.processed.thumbnail
@@ -129,13 +177,18 @@ extension Library {
       sha256: image.sha256, spec: image.spec.name, fileExtension: thumbnail.format.fileExtension)
     writtenByImport?.insert(image.sha256)
     // Named by content: a file of the right size there is this picture already.
-    if files.size(of: original) != image.original.count {
-      try files.write(image.original, to: original)
+    if files.size(of: original) != image.size {
+      switch image.original {
+      case .bytes(let bytes): try files.write(bytes, to: original)
+      case .incoming(let file): try files.place(file, at: original)
+      }
+    } else {
+      image.discard()
     }
     try files.write(thumbnail.bytes, to: thumbnailPath)
     return StoredImage(
       sha256: image.sha256, format: header.format, width: header.uprightWidth,
-      height: header.uprightHeight, orientation: header.orientation, bytes: image.original.count,
+      height: header.uprightHeight, orientation: header.orientation, bytes: image.size,
       thumbnailFormat: thumbnail.format, thumbnailWidth: thumbnail.width,
       thumbnailHeight: thumbnail.height, imported: Date(), colorSpace: header.colorSpace, original: original,
       thumbnail: thumbnailPath)
@@ -272,6 +325,7 @@ extension Library {
         switch result {
         case .success(let prepared):
           if let twin = stored.firstIndex(where: { $0.sha256 == prepared.sha256 }) {
+            prepared.discard()
             failures.append(
               ImportFailure(
                 source: prepared.source,
@@ -279,6 +333,9 @@ extension Library {
           } else if failures.isEmpty {
             stored.append(try store(prepared))
             warnings += ImportWarning.of(prepared)
+          } else {
+            // Not to be added: a picture before it was refused.
+            prepared.discard()
           }
         case .failure(let error):
           failures.append(try ImportFailure(error))
@@ -378,18 +435,18 @@ extension Library {
     let id = try resolve(reference)
     // Resolve before the work, so that a wrong reference fails fast.
     let named = try resolveImage(imageReference, in: id, images: images(of: id))
-    let bytes = try readInput(file, named: name)
-    let sha256 = SHA256.hex(bytes)
-    // The same picture changes nothing, unless its stored original is missing or damaged:
-    // then this restores it.
-    if sha256 == named.image.sha256, (try? files.read(named.image.original)).map(SHA256.hex) == sha256 {
-      return ReplaceResult(review: try review(id), changed: false)
-    }
     var released: [String] = []
     var warnings: [ImportWarning] = []
-    try importing { () throws(CatalogueError) in
-      let prepared = try PreparedImage.make(
-        bytes: bytes, sha256: sha256, source: source, spec: thumbnailSpec, options: decodeOptions)
+    let changed = try importing { () throws(CatalogueError) -> Bool in
+      // Read once: hashed, copied into the library and decoded in the same pass.
+      let prepared = try PreparedImage.read(
+        file, named: source, sizeCap: fileSizeCap, spec: thumbnailSpec, options: decodeOptions, into: files)
+      // The same picture changes nothing, unless its stored original is missing or damaged:
+      // then this restores it.
+      if prepared.sha256 == named.image.sha256, (try? files.digest(of: named.image.original)) == prepared.sha256 {
+        prepared.discard()
+        return false
+      }
       warnings = ImportWarning.of(prepared)
       try Interruption.check()
       let image = try store(prepared)
@@ -411,7 +468,9 @@ extension Library {
         released = try deleteUnusedImageRecords([old.image.sha256])
         try beforeCommitHook?()
       }
+      return true
     }
+    guard changed else { return ReplaceResult(review: try review(id), changed: false) }
     try discardFiles(of: Set(released))
     return ReplaceResult(review: try review(id), changed: true, warnings: warnings)
   }

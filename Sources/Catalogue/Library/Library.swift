@@ -256,12 +256,6 @@ public final class Library {
     storedFileSizeCap = bytes
   }
 
-  /// Reads a picture a user gave for import, within the library's limits; messages name it
-  /// `name` (what the user called it: an upload's file name, not its temporary path).
-  func readInput(_ source: String, named name: String) throws(CatalogueError) -> [UInt8] {
-    try InputFile.readPicture(source, named: name, sizeCap: fileSizeCap, pixelBudget: decodeOptions.pixelBudget)
-  }
-
   // MARK: Plumbing
 
   /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it or none, with the

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A step of the durable write protocol, named so that tests can make any one of them fail.
 public enum FileStep: String, Sendable, CaseIterable {
   case createFolder
@@ -26,9 +28,18 @@ public protocol FileStore: AnyObject, Sendable {
   func publish(_ files: [StagedFile]) throws(CatalogueError)
   /// Removes staged files that will not be published.
   func discard(_ files: [StagedFile])
+  /// Starts a file whose name is known only once it is whole (an original, named by the hash
+  /// of its bytes, written as they are read): a new temporary file in the store, written by
+  /// ``IncomingFile/append(_:)``, then put in place by ``place(_:at:)`` or removed.
+  func incoming() throws(CatalogueError) -> IncomingFile
+  /// Puts an incoming file in place at `path`, as durable on return as `write` makes a file:
+  /// its data synced, renamed over `path`, the folder synced. Removed when a step fails.
+  func place(_ file: IncomingFile, at path: String) throws(CatalogueError)
   /// The size of the file at `path`, or `nil` when there is none.
   func size(of path: String) -> Int?
   func read(_ path: String) throws(CatalogueError) -> [UInt8]
+  /// The SHA-256 of the file at `path`, read a chunk at a time (never whole in memory).
+  func digest(of path: String) throws(CatalogueError) -> String
   /// Moves a file, creating the destination's folder; durable like `write`.
   func move(_ path: String, to destination: String) throws(CatalogueError)
   func remove(_ path: String) throws(CatalogueError)
@@ -58,6 +69,65 @@ public struct StagedFile: Sendable {
   /// Where it goes, relative to the store.
   public let path: String
   let staged: DurableWrite.Staged
+}
+
+/// A file being written into a store under a temporary name until it is whole (see
+/// ``FileStore/incoming()``). One thread writes it at a time; it may be handed to another to
+/// be put in place. A file neither placed nor discarded is removed when the last reference to
+/// it goes, as a file descriptor is closed by its owner's `deinit`: an import stopped half-way
+/// leaves none behind.
+public final class IncomingFile: Sendable {
+  /// Its temporary name, relative to the store.
+  let temporary: String
+  /// Its temporary name, as the system knows it.
+  let location: String
+  private let descriptor: Mutex<FileDescriptor?>
+
+  init(temporary: String, location: String, descriptor: FileDescriptor) {
+    self.temporary = temporary
+    self.location = location
+    self.descriptor = Mutex(descriptor)
+  }
+
+  deinit { discard() }
+
+  /// Writes `bytes` after those written so far.
+  func append(_ bytes: UnsafeRawBufferPointer) throws(CatalogueError) {
+    try descriptor.withLock { (descriptor) throws(CatalogueError) in
+      guard let open = descriptor else {
+        throw .internalFailure("\(location) was written after it was placed or discarded")
+      }
+      do throws(Errno) {
+        try open.write(all: bytes)
+      } catch {
+        throw .io(operation: .write, path: location, code: error.rawValue)
+      }
+    }
+  }
+
+  /// Syncs the data written and closes the file, for it to be renamed into place. The
+  /// corresponding C function is `fsync`.
+  func syncAndClose() throws(CatalogueError) {
+    try descriptor.withLock { (descriptor) throws(CatalogueError) in
+      guard let open = descriptor else {
+        throw .internalFailure("\(location) was placed twice, or after it was discarded")
+      }
+      descriptor = nil
+      defer { open.close() }
+      do throws(Errno) {
+        try open.sync()
+      } catch {
+        throw .io(operation: .sync, path: location, code: error.rawValue)
+      }
+    }
+  }
+
+  /// Closes and removes the file, unless it was placed.
+  func discard() {
+    guard let open = descriptor.withLock({ $0.take() }) else { return }
+    open.close()
+    try? FileSystem.remove(location)
+  }
 }
 
 /// Where each kind of file lives in a library folder.

@@ -52,6 +52,44 @@ public final class LocalFileStore: FileStore {
     DurableWrite.discard(files.map(\.staged))
   }
 
+  /// In the originals' folder (where every incoming file so far goes), on the filesystem of
+  /// the folder it will be renamed into.
+  public func incoming() throws(CatalogueError) -> IncomingFile {
+    let folder = LibraryLayout.originals
+    try makeFolder(folder)
+    let temporary = "\(folder)/\(LibraryLayout.temporaryPrefix)\(randomHex(8))-incoming"
+    try step(.createTemporary, temporary)
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(location(of: temporary), .writeOnly, options: [.create, .exclusive])
+    } catch {
+      throw .io(operation: .create, path: location(of: temporary), code: error.rawValue)
+    }
+    let file = IncomingFile(temporary: temporary, location: location(of: temporary), descriptor: descriptor)
+    try step(.write, temporary)
+    return file
+  }
+
+  public func place(_ file: IncomingFile, at path: String) throws(CatalogueError) {
+    var placed = false
+    defer { if !placed { file.discard() } }
+    try step(.syncFile, path)
+    try file.syncAndClose()
+    defer { if !placed { try? FileSystem.remove(file.location) } }
+    let (folder, _) = split(path)
+    try makeFolder(folder)
+    try step(.rename, path)
+    do {
+      try FileSystem.rename(file.location, to: location(of: path))
+    } catch {
+      throw .io(operation: .renameIntoPlace, path: location(of: path), code: error.rawValue)
+    }
+    placed = true
+    // The new name is what must survive a crash; the temporary name went in the same rename.
+    try step(.syncFolder, path)
+    try syncFolder(folder)
+  }
+
   public func size(of path: String) -> Int? {
     guard let status = FileStatus.at(location(of: path)), status.kind == .regular else { return nil }
     return status.size
@@ -60,6 +98,24 @@ public final class LocalFileStore: FileStore {
   public func read(_ path: String) throws(CatalogueError) -> [UInt8] {
     do {
       return try FileSystem.readWholeFile(location(of: path))
+    } catch {
+      throw .io(operation: .read, path: location(of: path), code: error.rawValue)
+    }
+  }
+
+  public func digest(of path: String) throws(CatalogueError) -> String {
+    do throws(Errno) {
+      let descriptor = try FileDescriptor.open(location(of: path), .readOnly)
+      defer { descriptor.close() }
+      let hasher = SHA256.Hasher()
+      try withUnsafeTemporaryAllocation(byteCount: 256 * 1024, alignment: 16) { (buffer) throws(Errno) in
+        while true {
+          let got = try descriptor.read(into: buffer)
+          if got == 0 { break }
+          hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+        }
+      }
+      return hasher.finish()
     } catch {
       throw .io(operation: .read, path: location(of: path), code: error.rawValue)
     }

@@ -1,17 +1,17 @@
 import CLibCrypto
 
-/// SHA-256 through OpenSSL's libcrypto (`EVP_sha256`), which uses the CPU's SHA extensions.
+/// SHA-256 through OpenSSL's libcrypto, which uses the CPU's SHA extensions: its SHA-256
+/// functions, not EVP, whose first use costs every process about 2 MiB of memory (see the
+/// module's `shim.h`).
 public enum SHA256 {
   /// The lowercase hexadecimal digest of `bytes`.
-  /// The corresponding C function is `EVP_Digest`.
   public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
-    var digest = [UInt8](repeating: 0, count: 32)
-    var length: UInt32 = 0
-    let status = digest.withUnsafeMutableBufferPointer { output in
-      EVP_Digest(bytes.baseAddress, bytes.count, output.baseAddress, &length, EVP_sha256(), nil)
-    }
-    // EVP_Digest fails only when OpenSSL cannot allocate a context: nothing to recover.
-    precondition(status == 1 && length == 32, "libcrypto could not compute SHA-256")
+    let hasher = Hasher()
+    hasher.update(bytes)
+    return hasher.finish()
+  }
+
+  private static func hex(digest: [UInt8]) -> String {
     let digits: [UInt8] = Array("0123456789abcdef".utf8)
     var text = [UInt8]()
     text.reserveCapacity(64)
@@ -20,6 +20,32 @@ public enum SHA256 {
       text.append(digits[Int(byte & 0x0F)])
     }
     return String(decoding: text, as: UTF8.self)
+  }
+
+  /// A digest computed piece by piece, as a file is read. Not `Sendable`: one file, one thread.
+  /// The corresponding C functions are `SHA256_Init`, `SHA256_Update` and `SHA256_Final`.
+  final class Hasher {
+    private let context = UnsafeMutablePointer<SHA256_CTX>.allocate(capacity: 1)
+
+    init() {
+      // They cannot fail on a context in memory; they return 1.
+      precondition(SHA256_Init(context) == 1, "libcrypto could not start SHA-256")
+    }
+
+    deinit { context.deallocate() }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+      guard !bytes.isEmpty else { return }
+      precondition(SHA256_Update(context, bytes.baseAddress, bytes.count) == 1, "libcrypto could not hash")
+    }
+
+    /// The lowercase hexadecimal digest of every byte given.
+    func finish() -> String {
+      var digest = [UInt8](repeating: 0, count: 32)
+      let status = digest.withUnsafeMutableBufferPointer { SHA256_Final($0.baseAddress, context) }
+      precondition(status == 1, "libcrypto could not compute SHA-256")
+      return SHA256.hex(digest: digest)
+    }
   }
 
   public static func hex(_ bytes: [UInt8]) -> String {

@@ -15,10 +15,22 @@ protocol FormatDecoder {
   /// allocation, asks `request` what the caller needs, and decodes at the cheapest size that
   /// gives it (shrink on load, scaled decoding, an embedded preview where `request` allows
   /// one). It then calls `sink.begin` once and `sink.take` with every row, top to bottom.
+  /// It takes the file's bytes from `input` as it goes (JPEG and PNG a chunk at a time, WebP
+  /// and HEIF all at once), and may leave bytes after the picture's end unread.
+  static func decode(
+    _ input: ByteReader, options: DecodeOptions,
+    request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
+  ) throws(ImageError) -> DecodeReport
+}
+
+extension FormatDecoder {
+  /// ``decode(_:options:request:into:)`` of a file in memory.
   static func decode(
     _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
-  ) throws(ImageError) -> DecodeReport
+  ) throws(ImageError) -> DecodeReport {
+    try decode(ByteReader(memory: bytes), options: options, request: request, into: sink)
+  }
 }
 
 /// The size a caller needs decoded, chosen once the header is known.

@@ -53,9 +53,11 @@ enum HEIFCodec: FormatDecoder {
   /// Decodes the primary image, or its stored thumbnail when `request` allows a preview and
   /// the thumbnail is large enough (``previewMargin``), handing the whole plane to `sink`.
   static func decode(
-    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    _ input: ByteReader, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
+    // Boxes point anywhere in the file, and libheif reads from memory.
+    let bytes = input.readAll()
     let format = format(of: bytes)
     let boxes = HEIFBoxes.read(bytes)
     try checkStructure(boxes, format: format)

@@ -6,10 +6,10 @@ enum JPEGCodec: FormatDecoder {
   }
 
   static func decode(
-    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    _ input: ByteReader, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
-    try JPEGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+    try JPEGDecoder.reading(input) { (decoder) throws(ImageError) in
       let header = try decoder.readHeader()
       try header.checkBudget(options.pixelBudget)
       let denominator =

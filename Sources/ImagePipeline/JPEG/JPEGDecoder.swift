@@ -1,38 +1,49 @@
 import CJPEGShims
 
-/// A libjpeg-turbo decompressor reading from memory.
+/// A libjpeg-turbo decompressor reading a file a chunk at a time, as libjpeg asks for it.
 ///
 /// Every call goes through the C entry points of `CJPEGShims`, which catch libjpeg's fatal
 /// errors with `setjmp` in their own frames. Not `Sendable`: one decoder, one thread.
 ///
-/// libjpeg keeps the pointer its memory source was given for every later call, so a decoder
-/// exists only inside ``reading(_:_:)``, for as long as the bytes it borrows: after the body
-/// returns, any use of a decoder that escaped it fails instead of reading freed memory.
+/// libjpeg keeps the pointer to its input for every later call, so a decoder exists only
+/// inside ``reading(_:_:)``, for as long as the input it borrows: after the body returns, any
+/// use of a decoder that escaped it fails instead of reading freed memory.
 final class JPEGDecoder {
   private let handle: OpaquePointer
-  private let bytes: UnsafeRawBufferPointer
+  private let input: ByteReader
+  /// The walk over the segments before the first scan, fed the bytes libjpeg reads.
+  private let markers = JPEGMarkers.Walker()
   private var open = true
   /// Whether the file's CMYK samples are inverted (255 = no ink), as Adobe writes them; known
   /// once the header is read.
   private(set) var invertedCMYK = false
 
-  private init(_ bytes: UnsafeRawBufferPointer) throws(ImageError) {
+  private init(_ input: ByteReader) throws(ImageError) {
     guard let handle = cjpegshims_decoder_create() else {
       throw .corrupt(.jpeg, detail: "libjpeg could not allocate a decoder")
     }
     self.handle = handle
-    self.bytes = bytes
+    self.input = input
+    input.observe { [markers] in markers.consume($0) }
   }
 
   deinit { cjpegshims_decoder_destroy(handle) }
+
+  /// Runs `body` with a decoder reading `input` from its start; `input` must not be used
+  /// otherwise until it returns.
+  static func reading<T>(_ input: ByteReader, _ body: (JPEGDecoder) throws(ImageError) -> T)
+    throws(ImageError) -> T
+  {
+    let decoder = try JPEGDecoder(input)
+    defer { decoder.open = false }
+    return try body(decoder)
+  }
 
   /// Runs `body` with a decoder reading `bytes`, which must stay valid until it returns.
   static func reading<T>(_ bytes: UnsafeRawBufferPointer, _ body: (JPEGDecoder) throws(ImageError) -> T)
     throws(ImageError) -> T
   {
-    let decoder = try JPEGDecoder(bytes)
-    defer { decoder.open = false }
-    return try body(decoder)
+    try reading(ByteReader(memory: bytes), body)
   }
 
   private func checkOpen() throws(ImageError) {
@@ -53,11 +64,22 @@ final class JPEGDecoder {
   func readHeader() throws(ImageError) -> ImageHeader {
     try checkOpen()
     var frame = cjpegshims_header()
-    let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-    try check(cjpegshims_decoder_read_header(handle, base, UInt(bytes.count), &frame))
+    let context = Unmanaged.passUnretained(input).toOpaque()
+    let status = cjpegshims_decoder_read_header(
+      handle,
+      { context, data in
+        // libjpeg has used every byte it was given: the next chunk, in place.
+        let input = Unmanaged<ByteReader>.fromOpaque(context!).takeUnretainedValue()
+        guard let piece = input.next(upTo: Int.max), let base = piece.baseAddress else { return 0 }
+        data!.pointee = base.assumingMemoryBound(to: UInt8.self)
+        return piece.count
+      }, context, &frame)
+    try check(status)
     invertedCMYK = frame.adobe_transform >= 0
-    let markers = JPEGMarkers.walk(bytes)
-    let (color, colorWarnings) = JPEGMarkers.profile(in: bytes, found: markers)
+    // libjpeg has read up to the first scan, so the walk has seen every segment before it (it
+    // sees each chunk as it is read, and reads segments as libjpeg does).
+    let found = markers.finish()
+    let (color, colorWarnings) = JPEGMarkers.profile(found: found)
     let model: ImageHeader.ColorModel
     switch frame.color {
     case CJPEGSHIMS_COLOR_GRAYSCALE: model = .gray
@@ -70,7 +92,7 @@ final class JPEGDecoder {
     var header = ImageHeader(
       format: .jpeg, width: Int(frame.width), height: Int(frame.height), colorModel: model,
       bitDepth: Int(frame.precision), hasAlpha: false,
-      orientation: JPEGMarkers.orientation(in: bytes, found: markers), isProgressive: frame.progressive != 0,
+      orientation: JPEGMarkers.orientation(found: found), isProgressive: frame.progressive != 0,
       color: color, colorWarnings: colorWarnings)
     header.chromaSubsampled = frame.chroma_subsampled != 0
     return header

@@ -3,7 +3,9 @@
 ///
 /// Chunk lengths come from the file, so every step is checked against the data's end; CRCs are
 /// left to the decoders (libpng, or `PNGStripDecoder`), which check them as they read. The IHDR
-/// fields are checked here, for both.
+/// fields are checked here, for both. The walk (``Walker``) takes the file's bytes as they are
+/// read, beside the decoder, so that the file need not be in memory at once: it keeps only the
+/// chunks it reads, and passes over the image data.
 enum PNGChunks {
   /// What the chunk walk found.
   struct Summary {
@@ -12,40 +14,52 @@ enum PNGChunks {
     var bitDepth: Int
     var colorType: Int
     var interlaced: Bool
-    var hasTransparencyChunk: Bool
-    var orientation: Orientation
-    /// The range of the `iCCP` chunk's data, the `sRGB` chunk's intent, `gAMA`'s value and
-    /// `cHRM`'s, as the file gives them (the first of each; they belong before the image data).
-    var iccp: Range<Int>?
+    var hasTransparencyChunk = false
+    var orientation = Orientation.up
+    /// The `iCCP` chunk's data, the `sRGB` chunk's intent, `gAMA`'s value and `cHRM`'s, as the
+    /// file gives them: the first of each, before the image data (where PNG puts them; libpng
+    /// ignores them after).
+    var iccp: [UInt8]?
     var sRGBIntent: Int?
     var gamma: Double?
     var chromaticities: ColorDescription.Chromaticities?
     /// Whether an IEND chunk was reached; a walk that ran out of data first is a cut-off file.
-    var reachedEnd: Bool
+    var reachedEnd = false
+    /// Whether every chunk before the image data was walked: the first `IDAT` chunk was reached,
+    /// or the walk ended before one. Until then, transparency and colour may be still to come.
+    var knowsChunksBeforeImageData = false
   }
 
   static let signatureLength = 8
+  /// The signature and the IHDR chunk: what ``ihdr(_:)`` needs.
+  static let headLength = signatureLength + 8 + 13 + 4
 
+  /// The summary of the whole file `bytes`.
   static func read(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> Summary {
+    let summary = try ihdr(bytes)
+    let walker = Walker()
+    walker.consume(bytes)
+    return walker.summary(of: summary, atEnd: true)
+  }
+
+  /// The IHDR chunk's fields, from the file's first ``headLength`` bytes (fewer: the file ends
+  /// inside them), checked as libpng checks them.
+  static func ihdr(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> Summary {
     func u32(_ offset: Int) -> Int {
       Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
         | Int(bytes[offset + 3])
     }
-    func type(_ offset: Int) -> String {
-      String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 4]), as: UTF8.self)
-    }
     let ihdr = signatureLength
-    guard bytes.count >= ihdr + 8 + 13 + 4 else {
+    guard bytes.count >= headLength else {
       throw .truncated(.png, detail: "the file ends inside its IHDR header")
     }
-    guard type(ihdr + 4) == "IHDR", u32(ihdr) == 13 else {
+    guard bytes[(ihdr + 4)..<(ihdr + 8)].elementsEqual("IHDR".utf8), u32(ihdr) == 13 else {
       throw .corrupt(.png, detail: "the first chunk is not a valid IHDR")
     }
     let data = ihdr + 8
-    var summary = Summary(
+    let summary = Summary(
       width: u32(data), height: u32(data + 4), bitDepth: Int(bytes[data + 8]),
-      colorType: Int(bytes[data + 9]), interlaced: bytes[data + 12] == 1,
-      hasTransparencyChunk: false, orientation: .up, reachedEnd: false)
+      colorType: Int(bytes[data + 9]), interlaced: bytes[data + 12] == 1)
     guard summary.width > 0, summary.height > 0, summary.width <= Int(Int32.max),
       summary.height <= Int(Int32.max)
     else {
@@ -64,52 +78,167 @@ enum PNGChunks {
           "IHDR declares compression method \(bytes[data + 10]), filter method \(bytes[data + 11]), "
           + "interlace method \(bytes[data + 12]): PNG has 0, 0 and 0 or 1")
     }
-    var offset = ihdr
-    while offset + 12 <= bytes.count {
-      let length = u32(offset)
-      let name = type(offset + 4)
-      let end = offset + 12 + length
-      guard length <= Int(Int32.max), end <= bytes.count else { break }
-      switch name {
-      case "tRNS":
-        summary.hasTransparencyChunk = true
-      case "iCCP" where summary.iccp == nil:
-        summary.iccp = (offset + 8)..<(offset + 8 + length)
-      case "sRGB" where length == 1 && summary.sRGBIntent == nil:
-        summary.sRGBIntent = Int(bytes[offset + 8])
-      case "gAMA" where length == 4 && summary.gamma == nil:
-        let value = u32(offset + 8)
-        if value > 0 { summary.gamma = Double(value) / 100_000 }
-      case "cHRM" where length == 32 && summary.chromaticities == nil:
-        let value = { (index: Int) in Double(u32(offset + 8 + index * 4)) / 100_000 }
-        summary.chromaticities = .init(
-          white: (value(0), value(1)), red: (value(2), value(3)), green: (value(4), value(5)),
-          blue: (value(6), value(7)))
-      case "eXIf":
-        let tiff = UnsafeRawBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 8 + length)])
-        summary.orientation = EXIFReader.orientation(tiff: tiff) ?? .up
-      case "IEND":
-        summary.reachedEnd = true
-        return summary
-      default:
-        break
-      }
-      offset = end
-    }
     return summary
   }
 
+  /// The walk over a file's chunks, fed the file's bytes in order, in pieces of any size, each
+  /// looked at once. A chunk counts once it is whole (its CRC's four bytes included): a file
+  /// that ends inside one ends the walk there.
+  final class Walker {
+    /// The most of an `iCCP` chunk kept: the zlib stream of the largest profile taken
+    /// (``ColorManagement/profileLimit``) fits, even stored uncompressed, with its name. A
+    /// longer chunk is cut there, and a profile it holds past that does not inflate.
+    static let iccpLimit = ColorManagement.profileLimit + 4096
+    /// The most of an `eXIf` chunk kept: the orientation is in the first directory, near its
+    /// start, and no chunk may make the decoders allocate more (libpng's own limit).
+    static let exifLimit = 1 << 20
+
+    /// Whether the walk has seen the header of the first `IDAT` chunk.
+    private(set) var reachedImageData = false
+    /// Whether the walk has ended: at IEND, or at a chunk it cannot walk past.
+    private(set) var stopped = false
+    private var found = Found()
+    /// The signature's bytes still to pass over.
+    private var signature = PNGChunks.signatureLength
+    /// The next chunk's length and type, or its CRC, as far as read.
+    private var pending: [UInt8] = []
+    private var chunk: Chunk?
+
+    /// What the walk found, beyond the IHDR.
+    private struct Found {
+      var hasTransparencyChunk = false
+      var orientation = Orientation.up
+      var iccp: [UInt8]?
+      var sRGBIntent: Int?
+      var gamma: Double?
+      var chromaticities: ColorDescription.Chromaticities?
+      var reachedEnd = false
+    }
+
+    private struct Chunk {
+      var type: String
+      /// Data bytes still to come.
+      var remaining: Int
+      /// The data kept, for a chunk the walk reads (the first `limit` bytes of it).
+      var data: [UInt8]?
+      var limit = 0
+    }
+
+    func consume(_ bytes: UnsafeRawBufferPointer) {
+      var offset = 0
+      while offset < bytes.count && !stopped {
+        if signature > 0 {
+          let count = min(signature, bytes.count - offset)
+          signature -= count
+          offset += count
+        } else if var current = chunk, current.remaining > 0 {
+          let count = min(current.remaining, bytes.count - offset)
+          if let kept = current.data?.count, kept < current.limit {
+            current.data! += bytes[offset..<(offset + min(count, current.limit - kept))]
+          }
+          current.remaining -= count
+          chunk = current
+          offset += count
+        } else {
+          let count = min((chunk == nil ? 8 : 4) - pending.count, bytes.count - offset)
+          pending += bytes[offset..<(offset + count)]
+          offset += count
+          if chunk == nil && pending.count == 8 {
+            begin()
+          } else if let current = chunk, pending.count == 4 {
+            pending.removeAll(keepingCapacity: true)
+            chunk = nil
+            end(current)
+          }
+        }
+      }
+    }
+
+    /// `ihdr` with what the walk found; `atEnd`: the file ends where the bytes given so far do.
+    func summary(of ihdr: Summary, atEnd: Bool) -> Summary {
+      var summary = ihdr
+      summary.hasTransparencyChunk = found.hasTransparencyChunk
+      summary.orientation = found.orientation
+      summary.iccp = found.iccp
+      summary.sRGBIntent = found.sRGBIntent
+      summary.gamma = found.gamma
+      summary.chromaticities = found.chromaticities
+      summary.reachedEnd = found.reachedEnd
+      summary.knowsChunksBeforeImageData = reachedImageData || stopped || atEnd
+      return summary
+    }
+
+    /// A chunk's length and type are in `pending`.
+    private func begin() {
+      let length = pending[0..<4].reduce(0) { $0 << 8 | Int($1) }
+      let type = String(decoding: pending[4..<8], as: UTF8.self)
+      pending.removeAll(keepingCapacity: true)
+      guard length <= Int(Int32.max) else {
+        stopped = true
+        return
+      }
+      if type == "IDAT" { reachedImageData = true }
+      let early = !reachedImageData
+      var current = Chunk(type: type, remaining: length)
+      switch type {
+      case "iCCP" where early && found.iccp == nil: current.limit = Self.iccpLimit
+      case "sRGB" where early && length == 1 && found.sRGBIntent == nil: current.limit = 1
+      case "gAMA" where early && length == 4 && found.gamma == nil: current.limit = 4
+      case "cHRM" where early && length == 32 && found.chromaticities == nil: current.limit = 32
+      case "eXIf": current.limit = Self.exifLimit
+      default: break
+      }
+      if current.limit > 0 { current.data = [] }
+      chunk = current
+    }
+
+    /// A whole chunk, its CRC read.
+    private func end(_ chunk: Chunk) {
+      let data = chunk.data ?? []
+      func u32(_ offset: Int) -> Int { data[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
+      switch chunk.type {
+      case "tRNS" where !reachedImageData:
+        found.hasTransparencyChunk = true
+      case "iCCP" where chunk.data != nil:
+        found.iccp = data
+      case "sRGB" where chunk.data != nil:
+        found.sRGBIntent = Int(data[0])
+      case "gAMA" where chunk.data != nil:
+        let value = u32(0)
+        if value > 0 { found.gamma = Double(value) / 100_000 }
+      case "cHRM" where chunk.data != nil:
+        let value = { (index: Int) in Double(u32(index * 4)) / 100_000 }
+        found.chromaticities = .init(
+          white: (value(0), value(1)), red: (value(2), value(3)), green: (value(4), value(5)),
+          blue: (value(6), value(7)))
+      case "eXIf":
+        found.orientation = data.withUnsafeBytes { EXIFReader.orientation(tiff: $0) } ?? .up
+      case "IEND":
+        found.reachedEnd = true
+        stopped = true
+      default:
+        break
+      }
+    }
+  }
+
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
-    try header(read(bytes), bytes)
+    try header(read(bytes))
   }
 
   /// What the colour chunks say, in PNG's order of precedence: an `iCCP` profile, then `sRGB`,
   /// then `cHRM` and `gAMA`. A profile that does not inflate, or inflates past the limit, is
   /// ignored with a warning (and the other chunks are used).
-  static func color(_ summary: Summary, _ bytes: UnsafeRawBufferPointer) -> (ColorDescription, [String]) {
+  static func color(_ summary: Summary) -> (ColorDescription, [String]) {
+    if let iccp = summary.iccp {
+      return iccp.withUnsafeBytes { color(summary, iccp: $0) }
+    }
+    return color(summary, iccp: nil)
+  }
+
+  private static func color(_ summary: Summary, iccp: UnsafeRawBufferPointer?) -> (ColorDescription, [String]) {
     var warnings: [String] = []
-    if let range = summary.iccp {
-      let data = UnsafeRawBufferPointer(rebasing: bytes[range])
+    if let data = iccp {
       // A profile name of 1–79 bytes, a NUL, the compression method (0: zlib), the stream.
       if let nul = data.prefix(80).firstIndex(of: 0), nul >= 1, nul + 1 < data.count, data[nul + 1] == 0 {
         let stream = UnsafeRawBufferPointer(rebasing: data[(nul + 2)...])
@@ -153,7 +282,7 @@ enum PNGChunks {
     return (.untagged, warnings)
   }
 
-  static func header(_ summary: Summary, _ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
+  static func header(_ summary: Summary) throws(ImageError) -> ImageHeader {
     let model: ImageHeader.ColorModel
     switch summary.colorType {
     case 0: model = .gray
@@ -164,7 +293,7 @@ enum PNGChunks {
     default:
       throw .corrupt(.png, detail: "IHDR declares an unknown colour type \(summary.colorType)")
     }
-    let color = self.color(summary, bytes)
+    let color = self.color(summary)
     return ImageHeader(
       format: .png, width: summary.width, height: summary.height, colorModel: model,
       bitDepth: summary.bitDepth,

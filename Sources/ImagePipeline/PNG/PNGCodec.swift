@@ -7,19 +7,28 @@ import CLibPNG
 /// chunks go into the header's ``ColorDescription``). Encodes through libpng's simplified API
 /// (`png_image_write_to_memory`).
 enum PNGCodec: FormatDecoder {
+  /// Why a PNG whose zlib stream ends with a wrong Adler-32 checksum is refused, whichever
+  /// decoder found it: its chunk CRCs may all be right (they were computed over the damage).
+  static let badChecksum = "its compressed image data is damaged (zlib checksum)"
+
   /// Reads the header from the chunks, without decoding pixels.
   static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
     try PNGChunks.header(bytes)
   }
 
+  /// How far the chunks before the image data are read ahead, to choose the decoder: a file
+  /// whose image data starts later (megabytes of text or profile first) goes to libpng, which
+  /// takes any PNG, so that those chunks are never held in memory.
+  static let lookahead = 1 << 20
+
   /// Decodes the picture at full size (PNG has no reduced-size decoding), handing its rows
   /// (RGBA when it has transparency, else RGB) to `sink`. A file cut off before its `IEND` is
   /// refused unless `options` are lenient.
   static func decode(
-    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    _ input: ByteReader, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
-    try decode(bytes, options: options, request: request, into: sink, libpngOnly: false)
+    try decode(input, options: options, request: request, into: sink, libpngOnly: false)
   }
 
   /// `decode`, with `libpngOnly` sending every PNG through libpng: tests and the fuzz harness
@@ -28,40 +37,69 @@ enum PNGCodec: FormatDecoder {
     _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink, libpngOnly: Bool
   ) throws(ImageError) -> DecodeReport {
-    let summary = try PNGChunks.read(bytes)
-    let header = try PNGChunks.header(summary, bytes)
-    try header.checkBudget(options.pixelBudget)
+    try decode(ByteReader(memory: bytes), options: options, request: request, into: sink, libpngOnly: libpngOnly)
+  }
+
+  static func decode(
+    _ input: ByteReader, options: DecodeOptions,
+    request: (ImageHeader) -> DecodeRequest, into sink: any RowSink, libpngOnly: Bool
+  ) throws(ImageError) -> DecodeReport {
+    // The chunk walk sees every byte the decoder reads, and those after it (see `finalSummary`).
+    let walker = PNGChunks.Walker()
+    input.observe { walker.consume($0) }
+    input.prefetch(atLeast: PNGChunks.headLength)
+    let ihdr = try PNGChunks.ihdr(input.available)
+    // Refused from IHDR alone, before anything more is read.
+    try PNGChunks.header(ihdr).checkBudget(options.pixelBudget)
+    // The chunks before the image data (colour, transparency, orientation) are read ahead, and
+    // read again by the decoder from memory.
+    input.prefetch { !walker.reachedImageData && !walker.stopped && input.available.count < lookahead }
+    let early = walker.summary(of: ihdr, atEnd: input.atEnd)
+    let header = try PNGChunks.header(early)
     _ = request(header)
+    /// What follows the picture, once the rest of the file is read: whether it ends with IEND,
+    /// and an orientation given after the image data.
+    var final: PNGChunks.Summary?
+    func finalSummary() -> PNGChunks.Summary {
+      if let final { return final }
+      input.drain()
+      final = walker.summary(of: ihdr, atEnd: true)
+      return final!
+    }
     var warnings: [String] = []
-    let begin = { (width: Int, height: Int) in
-      sink.begin(width: width, height: height, layout: header.hasAlpha ? .rgba : .rgb, scale: 1)
+    let begin = { (width: Int, height: Int, alpha: Bool) in
+      sink.begin(width: width, height: height, layout: alpha ? .rgba : .rgb, scale: 1)
     }
     let rows = { (first: UnsafePointer<UInt8>, stride: Int, count: Int) in
       sink.take(first, stride: stride, count: count)
     }
     do {
-      if !libpngOnly && PNGStripDecoder.reads(summary) {
-        warnings = try PNGStripDecoder.decode(bytes, summary: summary, begin: begin, rows: rows)
+      if !libpngOnly && early.knowsChunksBeforeImageData && PNGStripDecoder.reads(early) {
+        warnings = try PNGStripDecoder.decode(
+          input, summary: early, reachedEnd: { finalSummary().reachedEnd }, begin: begin, rows: rows)
       } else {
-        try PNGDecoder.reading(bytes) { (decoder) throws(ImageError) in
+        try PNGDecoder.reading(input) { (decoder) throws(ImageError) in
           defer { warnings = decoder.warnings }
-          try decoder.decode(alpha: header.hasAlpha, begin: begin, rows: rows)
+          try decoder.decode(begin: begin, rows: rows)
         }
       }
     } catch {
       // The chunk walk knows whether the file was cut off, whatever the decoder made of it.
-      if !summary.reachedEnd, case .corrupt(_, let detail) = error {
+      if !finalSummary().reachedEnd, case .corrupt(_, let detail) = error {
         throw .truncated(.png, detail: "the file ends before its image data does (\(detail))")
       }
       throw error
     }
+    let summary = finalSummary()
     if !summary.reachedEnd {
       if !options.lenient {
         throw .truncated(.png, detail: "the file ends before its IEND chunk")
       }
       warnings.append("the file ends before its IEND chunk")
     }
-    return DecodeReport(header: header, warnings: warnings, scale: 1)
+    var decoded = header
+    decoded.orientation = summary.orientation
+    return DecodeReport(header: decoded, warnings: warnings, scale: 1)
   }
 
   /// PNG bytes of `image` (RGB or RGBA, 8-bit). The corresponding C function is

@@ -15,10 +15,9 @@ import CZlib
 /// `IDAT` chunks must follow one another; a wrong CRC refuses a critical chunk and is a warning
 /// on an ancillary one; a row's filter type must be 0–4; the zlib stream must hold every row
 /// and end there (what follows the last row is inflated into a small scratch buffer to find
-/// the end, with libpng's warnings: see `finish`). Its Adler-32 checksum is not verified: the CRC of every
-/// chunk already guards the same bytes (libvips makes libpng skip it for the same reason, and
-/// so does ``PNGDecoder``). Tests decode every fixture both ways and compare pixels, errors and
-/// warnings.
+/// the end, with libpng's warnings: see `finish`), and end with the Adler-32 checksum of what
+/// it inflated to, as libpng checks it. Tests decode every fixture both ways and compare
+/// pixels, errors and warnings.
 enum PNGStripDecoder {
   /// Whether the picture `summary` describes is one this decoder reads.
   static func reads(_ summary: PNGChunks.Summary) -> Bool {
@@ -26,11 +25,14 @@ enum PNGStripDecoder {
       && !summary.hasTransparencyChunk
   }
 
-  /// Decodes the picture of `bytes` (which ``reads(_:)`` accepted), handing its rows as 8-bit
-  /// RGB, or RGBA for the colour types with alpha, to `rows` a strip at a time, once `begin`
-  /// has been told the size. Returns the warnings, worded as libpng words them.
+  /// Decodes the picture `input` holds from its first byte (one ``reads(_:)`` accepted),
+  /// handing its rows as 8-bit RGB, or RGBA for the colour types with alpha, to `rows` a strip
+  /// at a time, once `begin` has been told the size and which. Returns the warnings, worded as
+  /// libpng words them. `reachedEnd` says whether the file ends with its IEND chunk (it reads
+  /// the rest of the file): a file whose image data runs out is cut off, or corrupt.
   static func decode(
-    _ bytes: UnsafeRawBufferPointer, summary: PNGChunks.Summary, begin: (_ width: Int, _ height: Int) -> Void,
+    _ bytes: ByteReader, summary: PNGChunks.Summary, reachedEnd: () -> Bool,
+    begin: (_ width: Int, _ height: Int, _ alpha: Bool) -> Void,
     rows: (_ first: UnsafePointer<UInt8>, _ stride: Int, _ count: Int) -> Void
   ) throws(ImageError) -> [String] {
     let channels = [0: 1, 2: 3, 4: 2, 6: 4][summary.colorType] ?? 3
@@ -50,18 +52,20 @@ enum PNGStripDecoder {
       channels < 3 ? .allocate(capacity: strip * width * outputChannels) : nil
     defer { widened?.deallocate() }
 
-    var input = IDATReader(bytes: bytes, width: width, height: height, channels: channels)
+    let assembly = UnsafeMutableRawBufferPointer.allocate(byteCount: IDATReader.pieceSize, alignment: 1)
+    defer { assembly.deallocate() }
+    var input = IDATReader(bytes: bytes, width: width, height: height, channels: channels, assembly: assembly)
     var stream = z_stream()
     guard czlib_inflate_init(&stream) == Z_OK else { throw .corrupt(.png, detail: "zlib could not start") }
     defer { inflateEnd(&stream) }
-    inflateValidate(&stream, 0)
 
-    begin(width, height)
+    begin(width, height, channels == 2 || channels == 4)
     var done = 0
     var ended = false
     while done < height {
       let count = min(strip, height - done)
-      ended = try inflate(&stream, into: buffer + filtered, count: count * filtered, from: &input, summary: summary)
+      ended = try inflate(
+        &stream, into: buffer + filtered, count: count * filtered, from: &input, reachedEnd: reachedEnd)
       for index in 1...count {
         let row = buffer + index * filtered
         try unfilter(row, above: row - filtered + 1, rowBytes: rowBytes, channels: channels, row: done + index - 1)
@@ -78,10 +82,12 @@ enum PNGStripDecoder {
     var warnings: [String] = []
     if ended {
       // The stream ended with the last row, and more data follows it in the chunk.
-      if stream.avail_in > 0 { warnings.append("IDAT: Extra compressed data") }
+      if stream.avail_in > 0 || input.unread > 0 { warnings.append("IDAT: Extra compressed data") }
     } else {
       try finish(&stream, from: &input, warnings: &warnings)
     }
+    // As libpng ends its image data: the rest of the last chunk passed over, its CRC checked.
+    try input.finishChunk()
     return input.warnings + warnings
   }
 
@@ -110,10 +116,13 @@ enum PNGStripDecoder {
       let status = CZlib.inflate(&stream, Z_NO_FLUSH)
       extra += scratchSize - Int(stream.avail_out)
       if status == Z_STREAM_END {
-        if stream.avail_in > 0 { warnings.append("IDAT: Extra compressed data") }
+        if stream.avail_in > 0 || input.unread > 0 { warnings.append("IDAT: Extra compressed data") }
         break
       }
       guard status == Z_OK else {
+        // Damage after the last row is libpng's warning, but not a wrong checksum: the rows
+        // are not what was written.
+        if isBadChecksum(stream, status) { throw .corrupt(.png, detail: PNGCodec.badChecksum) }
         warnings.append("IDAT: \(zlibMessage(stream, status))")
         return
       }
@@ -131,6 +140,11 @@ enum PNGStripDecoder {
     return true
   }
 
+  /// Whether zlib failed because the stream's Adler-32 is not that of the data inflated.
+  private static func isBadChecksum(_ stream: z_stream, _ status: Int32) -> Bool {
+    status == Z_DATA_ERROR && stream.msg.map { String(cString: $0) } == "incorrect data check"
+  }
+
   /// zlib's message for a failed call, or libpng's wording when zlib gives none.
   private static func zlibMessage(_ stream: z_stream, _ status: Int32) -> String {
     if let message = stream.msg { return String(cString: message) }
@@ -146,14 +160,14 @@ enum PNGStripDecoder {
   /// them; whether the zlib stream ended with them.
   private static func inflate(
     _ stream: inout z_stream, into target: UnsafeMutablePointer<UInt8>, count: Int, from input: inout IDATReader,
-    summary: PNGChunks.Summary
+    reachedEnd: () -> Bool
   ) throws(ImageError) -> Bool {
     stream.next_out = target
     stream.avail_out = uInt(count)
     while stream.avail_out > 0 {
       if stream.avail_in == 0 {
         guard try feed(&stream, from: &input) else {
-          if !summary.reachedEnd || input.ranOut {
+          if input.ranOut || !reachedEnd() {
             throw .truncated(.png, detail: "the file ends before its image data does")
           }
           throw .corrupt(.png, detail: "the image data ends before the last row")
@@ -169,6 +183,7 @@ enum PNGStripDecoder {
       case Z_STREAM_END:
         return true
       default:
+        if isBadChecksum(stream, status) { throw .corrupt(.png, detail: PNGCodec.badChecksum) }
         throw .corrupt(.png, detail: "the image data is damaged (\(zlibMessage(stream, status)))")
       }
     }
@@ -209,16 +224,35 @@ enum PNGStripDecoder {
   }
 }
 
-/// The `IDAT` chunks of a PNG in order; every chunk up to them is checked against its CRC.
+/// The `IDAT` chunks of a PNG in order, read as they come: every chunk up to them is checked
+/// against its CRC, and each `IDAT` chunk's data is handed out in pieces, its CRC checked once
+/// its last piece has been used, as libpng checks it.
 private struct IDATReader {
-  let bytes: UnsafeRawBufferPointer
-  private var offset = PNGChunks.signatureLength
+  let bytes: ByteReader
   private var started = false
   private var finished = false
   /// Whether the walk stopped because the file ended inside a chunk.
   private(set) var ranOut = false
   /// What libpng warns about the chunks, in its words, each once.
   var warnings: [String] = []
+  /// The data of the current `IDAT` chunk not yet handed out.
+  private(set) var unread = 0
+  /// Whether an `IDAT` chunk is being read (its CRC still to check).
+  private var inChunk = false
+  /// The CRC of the current `IDAT` chunk so far.
+  private var crc: uLong = 0
+  /// Whether the chunk header to read next is the file's first (IHDR's place).
+  private var first = true
+  /// Where a piece of image data is put together when the file's reads split it
+  /// (``pieceSize`` bytes, the caller's).
+  private let assembly: UnsafeMutableRawBufferPointer
+
+  /// How much image data zlib is given at a time: what libpng reads into its buffer
+  /// (`PNG_IDAT_READ_SIZE`), counted from each chunk's start. What zlib makes of the end of the
+  /// stream depends on where its input stops (after the last row, libpng calls it once and
+  /// stops if nothing came out), so both decoders cut the data in the same places, however the
+  /// file's reads cut it.
+  static let pieceSize = 8192
 
   private mutating func warn(_ message: String) {
     if !warnings.contains(message) { warnings.append(message) }
@@ -235,64 +269,117 @@ private struct IDATReader {
   private static let chunkLimit = Int(CPNGSHIMS_CHUNK_MALLOC_MAX)
   private let idatLimit: Int
 
-  init(bytes: UnsafeRawBufferPointer, width: Int, height: Int, channels: Int) {
+  /// `bytes` from the file's first byte.
+  init(bytes: ByteReader, width: Int, height: Int, channels: Int, assembly: UnsafeMutableRawBufferPointer) {
+    precondition(assembly.count >= Self.pieceSize)
     self.bytes = bytes
+    self.assembly = assembly
     let maximum = Int(Int32.max)
     let rowFactor = width * channels + 1
     var limit = height > Int(UInt32.max) / rowFactor ? maximum : height * rowFactor
     limit += 6 + 5 * (limit / min(rowFactor, 32_566) + 1)
     idatLimit = max(Self.chunkLimit, min(limit, maximum))
+    bytes.skip(PNGChunks.signatureLength)
   }
 
-  /// The next `IDAT` chunk's data, or `nil` when the run of `IDAT` chunks has ended.
+  /// The next piece of `IDAT` data, or `nil` when the run of `IDAT` chunks has ended. A piece
+  /// is valid until the next call.
   mutating func next() throws(ImageError) -> UnsafeRawBufferPointer? {
     guard !finished else { return nil }
     while true {
-      guard offset + 8 <= bytes.count else {
-        ranOut = true
-        finished = true
-        return nil
+      if inChunk {
+        if unread > 0 {
+          let wanted = min(unread, Self.pieceSize)
+          guard var piece = bytes.next(upTo: wanted) else { return stop(ranOut: true) }
+          if piece.count < wanted {
+            // The read ended inside the piece: the rest is read after it, in `assembly`.
+            assembly.baseAddress!.copyMemory(from: piece.baseAddress!, byteCount: piece.count)
+            let rest = UnsafeMutableRawBufferPointer(rebasing: assembly[piece.count..<wanted])
+            let count = piece.count + bytes.read(into: rest)
+            piece = UnsafeRawBufferPointer(rebasing: assembly[0..<count])
+          }
+          crc = crc32(crc, piece.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(piece.count))
+          unread -= piece.count
+          return piece
+        }
+        try endChunk(type: Self.idat, name: "IDAT")
+        if finished { return nil }
+        continue
       }
-      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
-      let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).bigEndian
+      var header = (UInt32(0), UInt32(0))
+      let got = withUnsafeMutableBytes(of: &header) { bytes.read(into: $0) }
+      guard got == 8 else { return stop(ranOut: true) }
+      let length = Int(UInt32(bigEndian: header.0))
+      let type = UInt32(bigEndian: header.1)
       // libpng's checks of every chunk header it reads, in its order: the type's four bytes
       // are letters, the length fits in 31 bits, and a length past its limit is a warning.
-      let typeBytes = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
-      guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+      let letters = withUnsafeBytes(of: header.1) { Array($0) }
+      guard letters.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
         throw .corrupt(.png, detail: "a chunk's type is not four letters")
       }
-      var name: String { String(decoding: typeBytes, as: UTF8.self) }
+      let name = String(decoding: letters, as: UTF8.self)
       guard length <= Int(Int32.max) else { throw .corrupt(.png, detail: "\(name): chunk data is too large") }
       if length > (type == Self.idat ? idatLimit : Self.chunkLimit) {
         warn("\(name): chunk data is too large")
       }
-      guard length <= bytes.count - offset - 12 else {
-        ranOut = true
-        finished = true
-        return nil
-      }
-      let start = offset
-      offset += 12 + length
       // libpng refuses a second IHDR ("out of place"), whatever follows.
-      if type == Self.ihdr && start != PNGChunks.signatureLength {
+      if type == Self.ihdr && !first {
         throw .corrupt(.png, detail: "IHDR: out of place")
       }
-      if type != Self.idat && (started || type == Self.iend) {
-        finished = true
-        return nil
+      first = false
+      if type != Self.idat && (started || type == Self.iend) { return stop(ranOut: false) }
+      crc = crc32(0, nil, 0)
+      crc = withUnsafeBytes(of: header.1) { crc32(crc, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), 4) }
+      unread = length
+      if type == Self.idat {
+        started = true
+        inChunk = true
+        continue
       }
-      // As libpng: a critical chunk with a wrong CRC is refused, an ancillary one is a warning.
-      let stored = bytes.loadUnaligned(fromByteOffset: start + 8 + length, as: UInt32.self).bigEndian
-      let typed = UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 8 + length)])
-      let computed = crc32(0, typed.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(typed.count))
-      if UInt32(truncatingIfNeeded: computed) != stored {
-        guard type & 0x2000_0000 != 0 else { throw .corrupt(.png, detail: "\(name): CRC error") }
-        warn("\(name): CRC error")
+      // A chunk before the image data: passed over, its CRC checked.
+      while unread > 0 {
+        guard let piece = bytes.next(upTo: unread) else { return stop(ranOut: true) }
+        crc = crc32(crc, piece.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(piece.count))
+        unread -= piece.count
       }
-      if type != Self.idat { continue }
-      started = true
-      return UnsafeRawBufferPointer(rebasing: bytes[(start + 8)..<(start + 8 + length)])
+      try endChunk(type: type, name: name)
+      if finished { return nil }
     }
+  }
+
+  /// Passes over what is left of the current `IDAT` chunk's data and checks its CRC: after the
+  /// picture's last row, as libpng finishes its image data (and fails, when the file ends
+  /// inside the chunk).
+  mutating func finishChunk() throws(ImageError) {
+    guard inChunk && !finished else { return }
+    while unread > 0, let piece = bytes.next(upTo: unread) {
+      crc = crc32(crc, piece.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(piece.count))
+      unread -= piece.count
+    }
+    if unread == 0 { try endChunk(type: Self.idat, name: "IDAT") }
+    if ranOut || unread > 0 { throw .truncated(.png, detail: "the file ends before its image data does") }
+  }
+
+  /// Reads a chunk's CRC, its data read: as libpng, a critical chunk with a wrong CRC is
+  /// refused, an ancillary one is a warning.
+  private mutating func endChunk(type: UInt32, name: String) throws(ImageError) {
+    inChunk = false
+    var stored = UInt32(0)
+    guard withUnsafeMutableBytes(of: &stored, { bytes.read(into: $0) }) == 4 else {
+      _ = stop(ranOut: true)
+      return
+    }
+    if UInt32(truncatingIfNeeded: crc) != UInt32(bigEndian: stored) {
+      guard type & 0x2000_0000 != 0 else { throw .corrupt(.png, detail: "\(name): CRC error") }
+      warn("\(name): CRC error")
+    }
+  }
+
+  private mutating func stop(ranOut: Bool) -> UnsafeRawBufferPointer? {
+    self.ranOut = self.ranOut || ranOut
+    finished = true
+    inChunk = false
+    return nil
   }
 }
 

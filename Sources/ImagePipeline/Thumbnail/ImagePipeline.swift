@@ -23,6 +23,17 @@ public enum ImagePipeline {
     try decoder(for: Sniffer.supportedFormat(of: bytes)).header(bytes)
   }
 
+  /// How much of a file is read before it is recognised: enough for every format's signature
+  /// (a HEIF file's brands are in its first box).
+  static let sniffLength = 64 * 1024
+
+  /// The decoder of the picture `input` holds, from its first bytes.
+  static func decoder(of input: ByteReader) throws(ImageError) -> (ImageFormat, any FormatDecoder.Type) {
+    input.prefetch(atLeast: sniffLength)
+    let format = try Sniffer.supportedFormat(of: input.available)
+    return (format, try decoder(for: format))
+  }
+
   /// Decodes the picture in its stored orientation.
   ///
   /// With `minimumSize` (stored width and height), the picture is decoded at the smallest size
@@ -37,9 +48,26 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, minimumSize: (width: Int, height: Int)? = nil,
     options: DecodeOptions = DecodeOptions(), convertingToSRGB: Bool = true
   ) throws(ImageError) -> DecodedImage {
+    try decode(
+      ByteReader(memory: bytes), minimumSize: minimumSize, options: options, convertingToSRGB: convertingToSRGB)
+  }
+
+  /// ``decode(_:minimumSize:options:convertingToSRGB:)`` of a picture read from `source`, front
+  /// to back, once.
+  public static func decode(
+    reading source: any PictureSource, minimumSize: (width: Int, height: Int)? = nil,
+    options: DecodeOptions = DecodeOptions(), convertingToSRGB: Bool = true
+  ) throws(ImageError) -> DecodedImage {
+    try decode(
+      ByteReader(source: source), minimumSize: minimumSize, options: options, convertingToSRGB: convertingToSRGB)
+  }
+
+  static func decode(
+    _ input: ByteReader, minimumSize: (width: Int, height: Int)?, options: DecodeOptions, convertingToSRGB: Bool
+  ) throws(ImageError) -> DecodedImage {
     let collector = PixelCollector()
-    let report = try decoder(for: Sniffer.supportedFormat(of: bytes)).decode(
-      bytes, options: options,
+    let report = try decoder(of: input).1.decode(
+      input, options: options,
       request: { _ in DecodeRequest(minimum: minimumSize, target: nil, allowsPreview: false) },
       into: collector)
     guard var pixels = collector.buffer() else {
@@ -62,7 +90,22 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> ProcessedImage {
-    let image = try thumbnailPixels(bytes, spec: spec, options: options)
+    try thumbnail(ByteReader(memory: bytes), spec: spec, options: options)
+  }
+
+  /// ``thumbnail(_:spec:options:)`` of a picture read from `source`, front to back, once: a
+  /// JPEG or a PNG is never held whole, in memory or decoded (a WebP or HEIF file is read
+  /// whole first: its decoders need it so). Bytes after the picture's end may be left unread.
+  public static func thumbnail(
+    reading source: any PictureSource, spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ProcessedImage {
+    try thumbnail(ByteReader(source: source), spec: spec, options: options)
+  }
+
+  static func thumbnail(_ input: ByteReader, spec: ThumbnailSpec, options: DecodeOptions) throws(ImageError)
+    -> ProcessedImage
+  {
+    let image = try thumbnailPixels(input, spec: spec, options: options)
     let pixels = image.pixels
     let thumbnail: Thumbnail
     if pixels.channels == 4 {
@@ -88,10 +131,16 @@ public enum ImagePipeline {
     _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default,
     options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
-    let format = try Sniffer.supportedFormat(of: bytes)
+    try thumbnailPixels(ByteReader(memory: bytes), spec: spec, options: options)
+  }
+
+  static func thumbnailPixels(_ input: ByteReader, spec: ThumbnailSpec, options: DecodeOptions) throws(ImageError)
+    -> DecodedImage
+  {
+    let (format, decoder) = try decoder(of: input)
     let shrinker = ThumbnailShrinker(spec: spec)
-    let report = try decoder(for: format).decode(
-      bytes, options: options, request: { shrinker.plan(for: $0) }, into: shrinker)
+    let report = try decoder.decode(
+      input, options: options, request: { shrinker.plan(for: $0) }, into: shrinker)
     guard var pixels = shrinker.finish() else {
       throw .corrupt(format, detail: "the decoder delivered no rows")
     }

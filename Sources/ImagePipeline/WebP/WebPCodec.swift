@@ -20,9 +20,11 @@ enum WebPCodec: FormatDecoder {
   }
 
   static func decode(
-    _ bytes: UnsafeRawBufferPointer, options: DecodeOptions,
+    _ input: ByteReader, options: DecodeOptions,
     request: (ImageHeader) -> DecodeRequest, into sink: any RowSink
   ) throws(ImageError) -> DecodeReport {
+    // The container is read from anywhere in the file, and libwebp decodes from memory.
+    let bytes = input.readAll()
     let summary = try WebPContainer.read(bytes, whole: true)
     let header = summary.header
     try header.checkBudget(options.pixelBudget)
