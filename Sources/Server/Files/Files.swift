@@ -152,7 +152,7 @@ enum Files {
     let path =
       service.libraryPath + "/"
       + LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension)
-    return access(path, F_OK) != 0
+    return !FileManager.default.fileExists(atPath: path)
   }
 
   static func displayNeedsMaking(_ name: String, service: CatalogueService) -> Bool {
@@ -196,7 +196,7 @@ enum Files {
   static func existingDisplay(_ sha256: String, root: String) -> String? {
     for fileExtension in ["jpg", "png"] {
       let path = LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: fileExtension)
-      if access(root + path, F_OK) == 0 { return path }
+      if FileManager.default.fileExists(atPath: root + path) { return path }
     }
     return nil
   }
