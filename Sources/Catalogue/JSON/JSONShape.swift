@@ -265,7 +265,18 @@ public enum JSONShape {
   /// JSON escapes U+0000–U+001F itself; DEL and the C1 controls (U+0085, U+009B: a CSI on some
   /// terminals) are escaped here too, so that no control character reaches a terminal raw.
   static func escapingControls(_ json: String) -> String {
-    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+    // Looked for in the UTF-8 bytes (DEL is 7F, U+0080–U+009F are C2 80 to C2 9F): this runs
+    // over every JSON answer, and nearly none holds one.
+    var utf8 = json.utf8.makeIterator()
+    var found = false
+    while !found, let byte = utf8.next() {
+      if byte == 0x7F {
+        found = true
+      } else if byte == 0xC2, let next = utf8.next(), (0x80...0x9F).contains(next) {
+        found = true
+      }
+    }
+    guard found else { return json }
     var text = ""
     for scalar in json.unicodeScalars {
       if (0x7F...0x9F).contains(scalar.value) {

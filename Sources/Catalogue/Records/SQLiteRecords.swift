@@ -484,10 +484,10 @@ final class SQLiteRecords: RecordStore {
 
   /// The first `count` of `items` in the order `areInOrder` (a strict total order) gives, as
   /// `items.sorted(by: areInOrder).prefix(count)`, without putting the others in order: the
-  /// first page of 5,000 ranked matches is 50 of them.
+  /// first page of 2,000 ranked matches is 50 of them, and a deep one a few hundred.
   static func first<T>(_ count: Int, of items: [T], by areInOrder: (T, T) -> Bool) -> [T] {
     guard count > 0 else { return [] }
-    guard count < items.count / 8 else { return Array(items.sorted(by: areInOrder).prefix(count)) }
+    guard count < items.count / 2 else { return Array(items.sorted(by: areInOrder).prefix(count)) }
     // A heap of the first `count` so far, the last of them on top.
     var heap: [T] = []
     heap.reserveCapacity(count)
