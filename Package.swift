@@ -100,7 +100,7 @@ let package = Package(
 
     .testTarget(
       name: "ImagePipelineTests",
-      dependencies: ["ImagePipeline"],
+      dependencies: ["ImagePipeline", "TestSupport"],
       swiftSettings: swiftSettings
     ),
     // What the Catalogue and CLI tests share: temporary folders and the committed fixtures.

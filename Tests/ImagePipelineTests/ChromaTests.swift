@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// PSNR in dB between two pictures of the same size, over R, G and B.
 func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
@@ -50,9 +51,9 @@ struct ChromaTests {
 
   @Test(arguments: [("baseline.jpg", true), ("baseline-444.jpg", false), ("grayscale.jpg", false)])
   func aJPEGsThumbnailFollowsItsSourcesChroma(file: String, subsampled: Bool) throws {
-    let source = try ImagePipeline.readHeader(try Fixture.image(file))
+    let source = try ImagePipeline.readHeader(try Fixture.imageBytes(file))
     #expect(source.chromaSubsampled == subsampled)
-    let thumbnail = try ImagePipeline.thumbnail(try Fixture.image(file)).thumbnail
+    let thumbnail = try ImagePipeline.thumbnail(try Fixture.imageBytes(file)).thumbnail
     #expect(try ImagePipeline.readHeader(thumbnail.bytes).chromaSubsampled == subsampled)
   }
 

@@ -3,6 +3,7 @@ import Foundation
 @testable import ImagePipeline
 import Synchronization
 import Testing
+import TestSupport
 
 /// The sRGB values LittleCMS gives for each tagged fixture's patch, written by
 /// Fixtures/tools/make_colour.py with the fixtures (make-profiles.c --expect).
@@ -54,7 +55,7 @@ struct ColorTests {
   @Test(arguments: tagged)
   func aTaggedPatchComesOutAsLittleCMSsSRGBValue(file: String) throws {
     let expected = try #require(ColourExpectations.values[file], "no expected value for \(file)")
-    let image = try ImagePipeline.thumbnailPixels(try Fixture.image(file))
+    let image = try ImagePipeline.thumbnailPixels(try Fixture.imageBytes(file))
     let actual = centre(image.pixels)
     #expect(deltaE(actual, expected) < 2, "\(file): \(actual) against LittleCMS's \(expected)")
     #expect(image.warnings.isEmpty)
@@ -64,12 +65,12 @@ struct ColorTests {
     // The proof that the test above can fail: the same pixels without their profile, and the
     // tagged file decoded without conversion, both miss LittleCMS's value by far.
     let expected = try #require(ColourExpectations.values["colour-p3.jpg"])
-    let untagged = try ImagePipeline.thumbnailPixels(try Fixture.image("colour-p3-untagged.jpg"))
+    let untagged = try ImagePipeline.thumbnailPixels(try Fixture.imageBytes("colour-p3-untagged.jpg"))
     #expect(deltaE(centre(untagged.pixels), expected) > 10)
-    let unconverted = try ImagePipeline.decode(try Fixture.image("colour-p3.jpg"), convertingToSRGB: false)
+    let unconverted = try ImagePipeline.decode(try Fixture.imageBytes("colour-p3.jpg"), convertingToSRGB: false)
     #expect(deltaE(centre(unconverted.pixels), expected) > 10)
     // Converted, the full decode agrees with the thumbnail.
-    let converted = try ImagePipeline.decode(try Fixture.image("colour-p3.jpg"))
+    let converted = try ImagePipeline.decode(try Fixture.imageBytes("colour-p3.jpg"))
     #expect(deltaE(centre(converted.pixels), expected) < 2)
   }
 
@@ -83,16 +84,16 @@ struct ColorTests {
     ("colour-p3-untagged.jpg", "untagged"), ("baseline.jpg", "untagged"), ("rgb-8.png", "untagged"),
   ])
   func everyPictureNamesItsColourSpace(file: String, name: String) throws {
-    #expect(try ImagePipeline.readHeader(try Fixture.image(file)).colorSpace == name)
+    #expect(try ImagePipeline.readHeader(try Fixture.imageBytes(file)).colorSpace == name)
   }
 
   @Test func anSRGBChunkLeavesTheSamplesAsTheyAre() throws {
-    let image = try ImagePipeline.thumbnailPixels(try Fixture.image("colour-srgb-chunk.png"))
+    let image = try ImagePipeline.thumbnailPixels(try Fixture.imageBytes("colour-srgb-chunk.png"))
     #expect(centre(image.pixels) == [220, 60, 40])
   }
 
   @Test func aProfileInTwoSegmentsIsReassembledWhole() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("colour-prophoto.jpg"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("colour-prophoto.jpg"))
     guard case .icc(let profile) = header.color else {
       Issue.record("no profile")
       return
@@ -103,7 +104,7 @@ struct ColorTests {
 
   @Test func segmentsOutOfOrderAreTakenInSequenceOrder() throws {
     let expected = try #require(ColourExpectations.values["colour-prophoto.jpg"])
-    let image = try ImagePipeline.thumbnailPixels(try Fixture.hostile("icc-segments-out-of-order.jpg"))
+    let image = try ImagePipeline.thumbnailPixels(try Fixture.hostileBytes("icc-segments-out-of-order.jpg"))
     #expect(deltaE(centre(image.pixels), expected) < 2)
     #expect(image.warnings.isEmpty)
   }
@@ -129,7 +130,7 @@ struct ColorTests {
     ("iccp-truncated.png", "the iCCP profile does not inflate (the data ends early): it is ignored"),
   ])
   func aBrokenProfileIsIgnoredWithAWarningAndThePictureKept(file: String, warning: String) throws {
-    let bytes = try Fixture.hostile(file)
+    let bytes = try Fixture.hostileBytes(file)
     let processed = try ImagePipeline.thumbnail(bytes)
     #expect(processed.warnings == [warning])
     // The pixels are the file's own, shown as sRGB.
@@ -140,7 +141,7 @@ struct ColorTests {
 
   @Test func aProfileOverFourMebibytesIsIgnored() throws {
     // 70 APP2 segments of 65,000 bytes: 4.5 MB, made here rather than committed.
-    var bytes = try Fixture.image("colour-p3-untagged.jpg")
+    var bytes = try Fixture.imageBytes("colour-p3-untagged.jpg")
     var segments: [UInt8] = []
     for sequence in 1...70 {
       let payload = Array("ICC_PROFILE".utf8) + [0, UInt8(sequence), 70] + [UInt8](repeating: 7, count: 65_000)
@@ -157,7 +158,7 @@ struct ColorTests {
   }
 
   @Test func aTransformIsBuiltOncePerProfile() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("colour-adobe-rgb.jpg"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("colour-adobe-rgb.jpg"))
     let first = ColorManagement.resolved(header.color, channels: 3).transform
     let second = ColorManagement.resolved(header.color, channels: 3).transform
     #expect(first != nil)
@@ -165,7 +166,7 @@ struct ColorTests {
   }
 
   @Test func oneTransformServesManyThreadsAtOnce() throws {
-    let bytes = try Fixture.image("colour-p3.jpg")
+    let bytes = try Fixture.imageBytes("colour-p3.jpg")
     let reference = try ImagePipeline.thumbnailPixels(bytes).pixels
     let differing = Atomic<Int>(0)
     DispatchQueue.concurrentPerform(iterations: 32) { _ in
@@ -204,7 +205,7 @@ struct ColorTests {
 
   @Test func alphaIsKeptThroughTheTransform() throws {
     var pixels = PixelBuffer(width: 2, height: 1, channels: 4, pixels: [220, 60, 40, 10, 220, 60, 40, 200])
-    let header = try ImagePipeline.readHeader(try Fixture.image("colour-p3.jpg"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("colour-p3.jpg"))
     _ = ColorManagement.convertToSRGB(&pixels, from: header.color)
     #expect(pixels.pixels[3] == 10 && pixels.pixels[7] == 200)
     let expected = try #require(ColourExpectations.values["colour-p3.jpg"])

@@ -1,5 +1,6 @@
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("Decoding JPEG and PNG")
 struct DecodingTests {
@@ -8,7 +9,7 @@ struct DecodingTests {
     "cmyk-adobe.jpg", "ycck-adobe.jpg",
   ])
   func jpegColours(file: String) throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image(file))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes(file))
     #expect(decoded.pixels.width == 120 && decoded.pixels.height == 80)
     #expect(decoded.pixels.channels == 3)
     #expect(decoded.warnings.isEmpty)
@@ -16,7 +17,7 @@ struct DecodingTests {
   }
 
   @Test func grayscaleJPEGExpandsToRGB() throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image("grayscale.jpg")).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes("grayscale.jpg")).pixels
     let levels: [UInt8] = [0, 85, 170, 255]
     for (index, centre) in Quadrants.centres(width: 120, height: 80).enumerated() {
       let level = levels[index]
@@ -29,14 +30,14 @@ struct DecodingTests {
     "srgb.png",
   ])
   func opaquePNGColours(file: String) throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image(file))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes(file))
     #expect(decoded.pixels.channels == 3)
     expectQuadrants(decoded.pixels, tolerance: 1, "\(file)")
   }
 
   @Test(arguments: ["rgba-8.png", "rgba-16.png", "interlaced-rgba-16.png"])
   func pngAlphaIsKept(file: String) throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image(file)).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes(file)).pixels
     #expect(pixels.channels == 4)
     expectQuadrants(pixels, tolerance: 1, "\(file)")
     #expect(pixels[30, 20][3] == 255)
@@ -45,7 +46,7 @@ struct DecodingTests {
 
   @Test(arguments: ["palette-trns.png", "rgb-trns.png", "gray-trns.png"])
   func transparencyChunkBecomesAlpha(file: String) throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image(file)).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes(file)).pixels
     #expect(pixels.channels == 4)
     #expect(pixels[30, 20][3] == 255)
     #expect(pixels[90, 60][3] == 0)
@@ -53,7 +54,7 @@ struct DecodingTests {
 
   @Test(arguments: [("gray-2.png", 3), ("gray-4.png", 15), ("gray-8.png", 255), ("gray-16.png", 65535)])
   func grayLevelsScaleToEightBits(file: String, maximum: Int) throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image(file)).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes(file)).pixels
     let expected: [UInt8] = [0, 85, 170, 255]
     for (index, centre) in Quadrants.centres(width: 120, height: 80).enumerated() {
       let level = expected[index]
@@ -62,7 +63,7 @@ struct DecodingTests {
   }
 
   @Test func oneBitGray() throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image("gray-1.png")).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes("gray-1.png")).pixels
     #expect(pixels[30, 20] == [0, 0, 0])
     #expect(pixels[90, 20] == [255, 255, 255])
     #expect(pixels[30, 60] == [255, 255, 255])
@@ -70,14 +71,14 @@ struct DecodingTests {
   }
 
   @Test func oneBitPalette() throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image("palette-1.png")).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes("palette-1.png")).pixels
     #expect(pixels[30, 40] == Quadrants.red)
     #expect(pixels[90, 40] == Quadrants.blue)
   }
 
   @Test(arguments: ["gray-alpha-8.png", "gray-alpha-16.png"])
   func grayWithAlpha(file: String) throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image(file)).pixels
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes(file)).pixels
     #expect(pixels.channels == 4)
     #expect(pixels[30, 20] == [0, 0, 0, 255])
     #expect(abs(Int(pixels[90, 60][3]) - 128) <= 1)
@@ -92,33 +93,34 @@ struct DecodingTests {
     ("interlaced-rgb-16.png", "rgb-16.png"), ("interlaced-rgb-trns.png", "rgb-trns.png"),
   ])
   func interlacedPNGsDecodeLikeTheirTwins(interlaced: String, twin: String) throws {
-    let pixels = try ImagePipeline.decode(try Fixture.image(interlaced)).pixels
-    #expect(pixels == (try ImagePipeline.decode(try Fixture.image(twin))).pixels)
+    let pixels = try ImagePipeline.decode(try Fixture.imageBytes(interlaced)).pixels
+    #expect(pixels == (try ImagePipeline.decode(try Fixture.imageBytes(twin))).pixels)
     let thumbnail = try ImagePipeline.thumbnailPixels(
-      try Fixture.image(interlaced), spec: ThumbnailSpec(longestEdge: 60))
+      try Fixture.imageBytes(interlaced), spec: ThumbnailSpec(longestEdge: 60))
     #expect(
       thumbnail.pixels
-        == (try ImagePipeline.thumbnailPixels(try Fixture.image(twin), spec: ThumbnailSpec(longestEdge: 60))).pixels)
+        == (try ImagePipeline.thumbnailPixels(try Fixture.imageBytes(twin), spec: ThumbnailSpec(longestEdge: 60)))
+        .pixels)
   }
 
   @Test func gammaChunkIsHonoured() throws {
     // A gAMA of 1.0 (linear) with a stored 128: in sRGB that is about 188.
-    let decoded = try ImagePipeline.decode(try Fixture.image("gamma-1.0.png"))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes("gamma-1.0.png"))
     let grey = GammaFixture.patchCentre
     let value = Int(decoded.pixels[grey.x, grey.y][0])
     #expect(abs(value - GammaFixture.expected) <= 3, "gamma patch decoded as \(value)")
   }
 
   @Test func largeJPEGAndPNGAgree() throws {
-    let jpeg = try ImagePipeline.decode(try Fixture.image("large-1600x1200.jpg")).pixels
-    let png = try ImagePipeline.decode(try Fixture.image("large-1600x1200.png")).pixels
+    let jpeg = try ImagePipeline.decode(try Fixture.imageBytes("large-1600x1200.jpg")).pixels
+    let png = try ImagePipeline.decode(try Fixture.imageBytes("large-1600x1200.png")).pixels
     #expect(jpeg.width == png.width && jpeg.height == png.height)
     #expect(meanAbsoluteDifference(jpeg, png) < 3)
   }
 
   @Test(arguments: [2, 4, 8])
   func shrinkOnLoadAgreesWithFullDecode(denominator: Int) throws {
-    let bytes = try Fixture.image("large-1600x1200.jpg")
+    let bytes = try Fixture.imageBytes("large-1600x1200.jpg")
     let full = try ImagePipeline.decode(bytes).pixels
     let scaled = try ImagePipeline.decode(
       bytes, minimumSize: (1600 / denominator, 1200 / denominator)
@@ -130,7 +132,7 @@ struct DecodingTests {
   }
 
   @Test func shrinkOnLoadPicksTheSmallestScaleThatCovers() throws {
-    let bytes = try Fixture.image("large-1600x1200.jpg")
+    let bytes = try Fixture.imageBytes("large-1600x1200.jpg")
     #expect(try ImagePipeline.decode(bytes, minimumSize: (200, 150)).pixels.width == 200)
     #expect(try ImagePipeline.decode(bytes, minimumSize: (201, 150)).pixels.width == 400)
     #expect(try ImagePipeline.decode(bytes, minimumSize: (800, 10)).pixels.width == 800)
@@ -138,13 +140,13 @@ struct DecodingTests {
   }
 
   @Test func pngRoundTripIsLossless() throws {
-    let original = try ImagePipeline.decode(try Fixture.image("rgba-8.png")).pixels
+    let original = try ImagePipeline.decode(try Fixture.imageBytes("rgba-8.png")).pixels
     let again = try ImagePipeline.decode(try ImagePipeline.encodePNG(original)).pixels
     #expect(again == original)
   }
 
   @Test func jpegEncodingKeepsColours() throws {
-    let original = try ImagePipeline.decode(try Fixture.image("rgb-8.png")).pixels
+    let original = try ImagePipeline.decode(try Fixture.imageBytes("rgb-8.png")).pixels
     let bytes = try ImagePipeline.encodeJPEG(original, quality: 90)
     let header = try ImagePipeline.readHeader(bytes)
     #expect(header.format == .jpeg && header.width == 120)
@@ -190,7 +192,7 @@ func boxAverage(_ image: PixelBuffer, factor: Int) -> PixelBuffer {
 @Suite("The JPEG decoder's input")
 struct JPEGDecoderLifetimeTests {
   @Test func aDecoderThatOutlivesItsInputRefusesToRead() throws {
-    let bytes = try Fixture.image("baseline.jpg")
+    let bytes = try Fixture.imageBytes("baseline.jpg")
     var escaped: JPEGDecoder?
     let header = try bytes.withUnsafeBufferPointer { buffer throws(ImageError) in
       try JPEGDecoder.reading(UnsafeRawBufferPointer(buffer)) { (decoder) throws(ImageError) in

@@ -1,26 +1,7 @@
 import Foundation
 import ImagePipeline
 import Testing
-
-/// The committed test images (see Fixtures/README.md), found from this file's path so that the
-/// tests do not depend on the working directory.
-enum Fixture {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
-  static func image(_ name: String) throws -> [UInt8] {
-    try bytes(of: root.appendingPathComponent("images").appendingPathComponent(name))
-  }
-
-  static func hostile(_ name: String) throws -> [UInt8] {
-    try bytes(of: root.appendingPathComponent("hostile").appendingPathComponent(name))
-  }
-
-  private static func bytes(of url: URL) throws -> [UInt8] {
-    [UInt8](try Data(contentsOf: url))
-  }
-}
+import TestSupport
 
 /// The colours of the quadrants picture: four solid quadrants of a 120 × 80 picture.
 enum Quadrants {

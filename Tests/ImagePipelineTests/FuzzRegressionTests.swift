@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// The inputs the fuzzers found (Fixtures/fuzz/TARGET/, see Fixtures/README.md): each goes
 /// through the whole pipeline and ends in a result or an `ImageError`, never a crash. Run the

@@ -1,5 +1,6 @@
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// 10-bit HEIF grids as cameras write them (Fixtures/README.md, "10-bit grids"): PQ and HLG
 /// pictures tone-mapped to sRGB, an SDR one rounded to 8 bits, each scored against the
@@ -20,8 +21,8 @@ struct HDRTests {
   /// thumbnail, made by the same resizer): PSNR of at least 30 dB.
   @Test(arguments: pictures)
   func matchesTheReference(file: String, kind: String) throws {
-    let bytes = try Fixture.image(file)
-    let reference = try Fixture.image("hdr-reference-\(kind).png")
+    let bytes = try Fixture.imageBytes(file)
+    let reference = try Fixture.imageBytes("hdr-reference-\(kind).png")
     let image = try ImagePipeline.decode(bytes)
     #expect((image.header.width, image.header.height, image.header.bitDepth) == (368, 248, 10))
     #expect(image.warnings.isEmpty, "\(image.warnings)")
@@ -45,8 +46,8 @@ struct HDRTests {
   /// or 16 for the primaries, whose near-zero components the sRGB curve's steep foot magnifies.
   @Test(arguments: pictures.filter { $0.1 != "srgb" })
   func highlightsAreToneMappedNotClipped(file: String, kind: String) throws {
-    let image = try ImagePipeline.decode(try Fixture.image(file)).pixels
-    let reference = try ImagePipeline.decode(try Fixture.image("hdr-reference-\(kind).png")).pixels
+    let image = try ImagePipeline.decode(try Fixture.imageBytes(file)).pixels
+    let reference = try ImagePipeline.decode(try Fixture.imageBytes("hdr-reference-\(kind).png")).pixels
     let grey = Self.patches.prefix(4).map { Int(image[$0.x, $0.y][1]) }
     #expect((112...124).contains(grey[0]), "18 % grey: \(grey)")
     #expect((222...236).contains(grey[1]), "reference white: \(grey)")
@@ -66,8 +67,8 @@ struct HDRTests {
   /// A stored thumbnail coded as the picture is (PQ, the same colour box) stands in for it and
   /// is tone-mapped the same way.
   @Test func aPreviewOfTheSameColoursStandsInAndIsToneMapped() throws {
-    let bytes = try Fixture.image("heic-grid-10bit-pq-preview.heic")
-    let reference = try Fixture.image("hdr-reference-pq.png")
+    let bytes = try Fixture.imageBytes("heic-grid-10bit-pq-preview.heic")
+    let reference = try Fixture.imageBytes("hdr-reference-pq.png")
     let spec = ThumbnailSpec(longestEdge: 92)
     let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: spec)
     #expect(thumbnail.scaleDenominator == 2)
@@ -78,8 +79,8 @@ struct HDRTests {
   /// A stored thumbnail without the colour box of an HDR picture may be SDR or PQ: nothing
   /// tells, so the picture is decoded and tone-mapped instead.
   @Test func anUntaggedPreviewDoesNotStandInForAnHDRPicture() throws {
-    let bytes = try Fixture.image("heic-grid-10bit-pq-preview-untagged.heic")
-    let reference = try Fixture.image("hdr-reference-pq.png")
+    let bytes = try Fixture.imageBytes("heic-grid-10bit-pq-preview-untagged.heic")
+    let reference = try Fixture.imageBytes("hdr-reference-pq.png")
     let spec = ThumbnailSpec(longestEdge: 92)
     let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: spec)
     #expect(thumbnail.scaleDenominator == 1)

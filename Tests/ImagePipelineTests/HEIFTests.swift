@@ -1,5 +1,6 @@
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// HEIC and AVIF through libheif (see Fixtures/README.md, "HEIF"): what a user would notice.
 @Suite("HEIC and AVIF")
@@ -13,7 +14,7 @@ struct HEIFTests {
     "avif-irot-exif-6.avif", "avif-icc.avif", "avif-nclx.avif", "avif-grid-2x2.avif",
   ])
   func decodesTheUprightQuadrants(file: String) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     let (width, height) = file.contains("grid") ? (256, 128) : (120, 80)
     let image = try ImagePipeline.decode(bytes)
     #expect(image.header.orientation == .up)
@@ -30,10 +31,10 @@ struct HEIFTests {
   /// (A thumbnail never enlarges: 120 × 80 stays 120 × 80.)
   @Test(arguments: [("picture.heic", ImageFormat.heic), ("picture.avif", .avif)])
   func imageMagicksFilesDecode(file: String, format: ImageFormat) throws {
-    let image = try ImagePipeline.decode(try Fixture.hostile(file))
+    let image = try ImagePipeline.decode(try Fixture.hostileBytes(file))
     #expect(image.header.format == format)
     expectQuadrants(image.pixels, tolerance: 4, "\(file)")
-    let thumbnail = try ImagePipeline.thumbnail(try Fixture.hostile(file))
+    let thumbnail = try ImagePipeline.thumbnail(try Fixture.hostileBytes(file))
     #expect((thumbnail.thumbnail.format, thumbnail.thumbnail.width, thumbnail.thumbnail.height) == (.jpeg, 120, 80))
   }
 
@@ -42,7 +43,7 @@ struct HEIFTests {
     ("avif-10bit.avif", .avif, 10), ("avif-12bit.avif", .avif, 12),
   ])
   func headerReportsFormatAndLumaBits(file: String, format: ImageFormat, bits: Int) throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image(file))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes(file))
     #expect(header.format == format)
     #expect(header.bitDepth == bits)
     #expect((header.width, header.height, header.hasAlpha, header.orientation) == (120, 80, false, .up))
@@ -51,24 +52,24 @@ struct HEIFTests {
 
   /// irot turns 80 × 120 stored samples into a 120 × 80 picture: the header says 120 × 80, `.up`.
   @Test func headerSizeIsAfterTheFilesTransforms() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("avif-irot-1.avif"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("avif-irot-1.avif"))
     #expect((header.width, header.height, header.orientation) == (120, 80, .up))
     // EXIF says 6 (turn 90°) but the file's pixels are shown as stored.
-    let exif = try ImagePipeline.readHeader(try Fixture.image("heic-exif-orientation-6.heic"))
+    let exif = try ImagePipeline.readHeader(try Fixture.imageBytes("heic-exif-orientation-6.heic"))
     #expect((exif.width, exif.height, exif.orientation, exif.uprightWidth) == (120, 80, .up, 120))
   }
 
   @Test func colourDescriptions() throws {
     // heif-enc writes no colr box.
-    #expect(try ImagePipeline.readHeader(try Fixture.image("heic-8bit.heic")).color == .untagged)
+    #expect(try ImagePipeline.readHeader(try Fixture.imageBytes("heic-8bit.heic")).color == .untagged)
     // avifenc writes nclx: BT.709 primaries, sRGB transfer, BT.601 matrix unless told.
     #expect(
-      try ImagePipeline.readHeader(try Fixture.image("avif-8bit.avif")).color
+      try ImagePipeline.readHeader(try Fixture.imageBytes("avif-8bit.avif")).color
         == .nclx(primaries: 1, transfer: 13, matrix: 6, fullRange: true))
     #expect(
-      try ImagePipeline.readHeader(try Fixture.image("avif-nclx.avif")).color
+      try ImagePipeline.readHeader(try Fixture.imageBytes("avif-nclx.avif")).color
         == .nclx(primaries: 1, transfer: 13, matrix: 1, fullRange: true))
-    let icc = try ImagePipeline.readHeader(try Fixture.image("avif-icc.avif"))
+    let icc = try ImagePipeline.readHeader(try Fixture.imageBytes("avif-icc.avif"))
     guard case .icc(let profile) = icc.color else {
       Issue.record("expected an ICC profile, got \(icc.color)")
       return
@@ -84,7 +85,7 @@ struct HEIFTests {
     .timeLimit(.minutes(1)),
     arguments: ["heic-alpha.heic", "avif-alpha.avif"])
   func alphaIsStraightAndKept(file: String) throws {
-    let image = try ImagePipeline.decode(try Fixture.image(file))
+    let image = try ImagePipeline.decode(try Fixture.imageBytes(file))
     #expect(image.header.hasAlpha)
     #expect(image.pixels.channels == 4)
     let centres = Quadrants.centres(width: 120, height: 80)
@@ -95,7 +96,7 @@ struct HEIFTests {
       let colour = Array(image.pixels[centres[index].x, centres[index].y].prefix(3))
       #expect(close(colour, Quadrants.corners[index], tolerance: 4), "quadrant \(index): \(colour)")
     }
-    #expect(try ImagePipeline.thumbnail(try Fixture.image(file)).thumbnail.format == .png)
+    #expect(try ImagePipeline.thumbnail(try Fixture.imageBytes(file)).thumbnail.format == .png)
   }
 
   // MARK: - The stored thumbnail (preview)
@@ -104,7 +105,7 @@ struct HEIFTests {
   private func decodeThumbnailFixture(minimum: (width: Int, height: Int)?, allowsPreview: Bool) throws -> (
     DecodeReport, PixelBuffer
   ) {
-    let bytes = try Fixture.image("heic-thumbnail.heic")
+    let bytes = try Fixture.imageBytes("heic-thumbnail.heic")
     let collector = PixelCollector()
     let report = try bytes.withUnsafeBytes { (raw) throws(ImageError) in
       try HEIFCodec.decode(
@@ -139,14 +140,14 @@ struct HEIFTests {
     #expect(!report.usedPreview)
     #expect((pixels.width, pixels.height) == (480, 320))
     // The public decode is the check's path: the picture itself, whatever the size asked.
-    let image = try ImagePipeline.decode(try Fixture.image("heic-thumbnail.heic"), minimumSize: (10, 10))
+    let image = try ImagePipeline.decode(try Fixture.imageBytes("heic-thumbnail.heic"), minimumSize: (10, 10))
     #expect((image.pixels.width, image.pixels.height, image.scaleDenominator) == (480, 320, 1))
   }
 
   /// Through the thumbnail path: the stored 120 × 80 preview makes a 120-pixel thumbnail (and
   /// any smaller); a 121-pixel one is made from the picture.
   @Test func thumbnailsUseThePreviewByTheRule() throws {
-    let bytes = try Fixture.image("heic-thumbnail.heic")
+    let bytes = try Fixture.imageBytes("heic-thumbnail.heic")
     let small = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 60))
     #expect(small.scaleDenominator == 4)
     #expect((small.pixels.width, small.pixels.height) == (60, 40))
@@ -162,7 +163,7 @@ struct HEIFTests {
   /// A transparent picture whose stored thumbnail is opaque: the preview would lose the
   /// transparency, so the picture is decoded however small the thumbnail.
   @Test func anOpaquePreviewDoesNotStandInForATransparentPicture() throws {
-    let bytes = try Fixture.image("heic-thumbnail-no-alpha.heic")
+    let bytes = try Fixture.imageBytes("heic-thumbnail-no-alpha.heic")
     let processed = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 32))
     #expect(processed.scaleDenominator == 1)
     #expect(processed.pixels.channels == 4)
@@ -184,7 +185,7 @@ struct HEIFTests {
   /// decoded picture and the thumbnail.
   @Test(arguments: transformed)
   func cropTurnAndMirrorShowWhatLibheifShows(file: String) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     let header = try ImagePipeline.readHeader(bytes)
     #expect((header.width, header.height, header.orientation) == (120, 80, .up))
     let image = try ImagePipeline.decode(bytes)
@@ -199,7 +200,7 @@ struct HEIFTests {
   /// grey, turned and mirrored, in the picture's proportions (72 × 48 for 120 × 80). It must
   /// not stand in, however small the thumbnail asked for: the picture is decoded.
   @Test func aPreviewWithoutThePicturesTransformsDoesNotStandIn() throws {
-    let bytes = try Fixture.image("heic-clap-irot180-imir1-preview-untransformed.heic")
+    let bytes = try Fixture.imageBytes("heic-clap-irot180-imir1-preview-untransformed.heic")
     let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30))
     #expect(thumbnail.scaleDenominator == 1)
     #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (30, 20))
@@ -209,7 +210,7 @@ struct HEIFTests {
   /// A stored thumbnail with the picture's transforms (its aperture halved with it) shows the
   /// picture, and stands in for it by the usual rule.
   @Test func aPreviewWithThePicturesTransformsStandsIn() throws {
-    let bytes = try Fixture.image("heic-clap-irot90-imir0-preview.heic")
+    let bytes = try Fixture.imageBytes("heic-clap-irot90-imir0-preview.heic")
     let thumbnail = try ImagePipeline.thumbnailPixels(bytes, spec: ThumbnailSpec(longestEdge: 30))
     #expect(thumbnail.scaleDenominator == 2)
     #expect((thumbnail.pixels.width, thumbnail.pixels.height) == (30, 20))
@@ -222,7 +223,7 @@ struct HEIFTests {
 
   /// The boxes' reading of the transforms, which decides the preview.
   @Test func theBoxesTellEachImagesTransforms() throws {
-    let plain = try Fixture.image("heic-clap-irot180-imir1-preview-untransformed.heic").withUnsafeBytes {
+    let plain = try Fixture.imageBytes("heic-clap-irot180-imir1-preview-untransformed.heic").withUnsafeBytes {
       HEIFBoxes.read($0)
     }
     let primary = try #require(plain.primary)
@@ -236,7 +237,7 @@ struct HEIFTests {
     #expect(thumbnails.isEmpty)
     #expect(!plain.transformsMatchThePrimary(primary + 1))
 
-    let same = try Fixture.image("heic-clap-irot90-imir0-preview.heic").withUnsafeBytes { HEIFBoxes.read($0) }
+    let same = try Fixture.imageBytes("heic-clap-irot90-imir0-preview.heic").withUnsafeBytes { HEIFBoxes.read($0) }
     let others = same.transforms.keys.filter { $0 != same.primary }
     #expect(others.count == 1)
     #expect(others.allSatisfy { same.transformsMatchThePrimary($0) })
@@ -245,7 +246,7 @@ struct HEIFTests {
   /// libheif decodes the whole coded picture before cropping it to its aperture: the pixel
   /// budget covers the coded size (144 × 96 here), not only the 120 × 80 shown.
   @Test func theBudgetCoversTheCodedPictureACleanApertureCrops() throws {
-    let bytes = try Fixture.image("heic-clap-irot0.heic")
+    let bytes = try Fixture.imageBytes("heic-clap-irot0.heic")
     let budget = DecodeOptions(pixelBudget: 12_000)
     #expect(throws: ImageError.tooManyPixels(width: 144, height: 96, budget: 12_000)) {
       try ImagePipeline.decode(bytes, options: budget)
@@ -301,7 +302,7 @@ struct HEIFTests {
       ),
     ] + sizeBoxLies)
   func hostileFilesAreRefusedWithTheirCause(file: String, error: ImageError) throws {
-    let bytes = try Fixture.hostile(file)
+    let bytes = try Fixture.hostileBytes(file)
     #expect(throws: error) { try ImagePipeline.thumbnail(bytes) }
     #expect(throws: error) { try ImagePipeline.decode(bytes) }
   }
@@ -338,24 +339,24 @@ struct HEIFTests {
   /// A size box that lies makes the header lie too, and the header is read without decoding
   /// (for the pixel budget); what the decode refuses is never recorded.
   @Test func theHeaderOfAnUnverifiedSizeIsOnlyWhatTheBoxSays() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.hostile("heic-ispe-larger.heic"))
+    let header = try ImagePipeline.readHeader(try Fixture.hostileBytes("heic-ispe-larger.heic"))
     #expect((header.width, header.height) == (240, 160))
     #expect(throws: ImageError.corrupt(.heic, detail: "the picture's size box (ispe) says 0×0, which no picture is")) {
-      try ImagePipeline.readHeader(try Fixture.hostile("heic-ispe-zero.heic"))
+      try ImagePipeline.readHeader(try Fixture.hostileBytes("heic-ispe-zero.heic"))
     }
   }
 
   /// A stored thumbnail whose own size box is right does not vouch for a picture whose box
   /// lies: with a thumbnail small enough for the preview, the picture is still refused.
   @Test func aPreviewDoesNotStandInForAPictureWhoseSizeIsWrong() throws {
-    let bytes = try Fixture.hostile("heic-thumbnail-ispe-larger.heic")
+    let bytes = try Fixture.hostileBytes("heic-thumbnail-ispe-larger.heic")
     #expect(throws: ImageError.self) { try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: 60)) }
   }
 
   /// heif-enc codes an odd size as a larger hidden picture shown through a 1 × 1 grid whose
   /// descriptor (in the idat box) gives the size: read from the boxes, it agrees with `ispe`.
   @Test func anOddSizeFromAGridInIdatDecodes() throws {
-    let bytes = try Fixture.image("heic-odd-size.heic")
+    let bytes = try Fixture.imageBytes("heic-odd-size.heic")
     let image = try ImagePipeline.decode(bytes)
     #expect((image.header.width, image.header.height) == (121, 81))
     #expect((image.pixels.width, image.pixels.height) == (121, 81))
@@ -368,7 +369,7 @@ struct HEIFTests {
   /// images are HEVC), so the preview is still taken for them.
   @Test(arguments: ["heic-thumbnail.heic", "heic-8bit.heic", "avif-grid-2x2.avif"])
   func theBoxesConfirmTheSizeOfSoundFiles(file: String) throws {
-    let summary = try Fixture.image(file).withUnsafeBytes { HEIFBoxes.read($0) }
+    let summary = try Fixture.imageBytes(file).withUnsafeBytes { HEIFBoxes.read($0) }
     #expect(summary.primarySizeConfirmed, "\(file)")
     #expect(summary.sizeMismatch == nil, "\(file)")
   }
@@ -377,7 +378,7 @@ struct HEIFTests {
   /// 1.15 refuses the box; the profile it had allocated was leaked until the fuzzer found it,
   /// which only AddressSanitizer sees: Fuzz/fuzz-heif on this file).
   @Test func unusableNclxIsAColourWarning() throws {
-    let bytes = try Fixture.hostile("avif-nclx-unknown-primaries.avif")
+    let bytes = try Fixture.hostileBytes("avif-nclx-unknown-primaries.avif")
     let header = try ImagePipeline.readHeader(bytes)
     #expect(header.color == .untagged)
     #expect(
@@ -391,17 +392,17 @@ struct HEIFTests {
   /// The header alone is read without decoding, so a declared size over the budget is reported,
   /// not refused: the budget applies when decoding.
   @Test func headerOfAHugeDeclaredPictureIsRead() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.hostile("heic-huge-dimensions.heic"))
+    let header = try ImagePipeline.readHeader(try Fixture.hostileBytes("heic-huge-dimensions.heic"))
     #expect((header.width, header.height) == (100_000, 100_000))
     #expect(throws: ImageError.tooManyPixels(width: 120, height: 80, budget: 9_000)) {
-      try ImagePipeline.decode(try Fixture.image("heic-8bit.heic"), options: DecodeOptions(pixelBudget: 9_000))
+      try ImagePipeline.decode(try Fixture.imageBytes("heic-8bit.heic"), options: DecodeOptions(pixelBudget: 9_000))
     }
   }
 
   /// The library reads the first 64 KiB for the header; a file whose meta box lies beyond them
   /// is `.truncated`, so that the caller reads it whole.
   @Test func headerNeedsTheWholeMetaBox() throws {
-    let file = try Fixture.image("heic-8bit.heic")
+    let file = try Fixture.imageBytes("heic-8bit.heic")
     let ftypSize = Int(file[3])
     // ftyp, then a 70000-byte free box, then meta and mdat.
     let padding = 70_000

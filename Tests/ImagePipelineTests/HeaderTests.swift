@@ -1,10 +1,11 @@
 import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("Reading headers without decoding")
 struct HeaderTests {
   @Test func baselineJPEG() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("baseline.jpg"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("baseline.jpg"))
     #expect(header.format == .jpeg)
     #expect(header.width == 120 && header.height == 80)
     #expect(header.colorModel == .ycbcr)
@@ -21,7 +22,7 @@ struct HeaderTests {
     ("ycck-adobe.jpg", .ycck, false),
   ])
   func jpegColourModels(file: String, model: ImageHeader.ColorModel, progressive: Bool) throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image(file))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes(file))
     #expect(header.colorModel == model)
     #expect(header.isProgressive == progressive)
     #expect(header.width == 120 && header.height == 80)
@@ -52,7 +53,7 @@ struct HeaderTests {
   func pngColourTypes(
     file: String, model: ImageHeader.ColorModel, depth: Int, alpha: Bool, interlaced: Bool
   ) throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image(file))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes(file))
     #expect(header.format == .png)
     #expect(header.colorModel == model)
     #expect(header.bitDepth == depth)
@@ -63,7 +64,7 @@ struct HeaderTests {
 
   @Test(arguments: 1...8)
   func exifOrientation(value: Int) throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("orientation-\(value).jpg"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("orientation-\(value).jpg"))
     #expect(header.orientation.rawValue == value)
     #expect(header.uprightWidth == 120 && header.uprightHeight == 80)
     #expect(header.width == (value >= 5 ? 80 : 120))
@@ -71,12 +72,12 @@ struct HeaderTests {
 
   @Test(arguments: ["orientation-6-intel.jpg", "orientation-3-intel.jpg"])
   func littleEndianEXIF(file: String) throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image(file))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes(file))
     #expect(header.orientation.rawValue == (file.contains("-6-") ? 6 : 3))
   }
 
   @Test func pngEXIFChunk() throws {
-    let header = try ImagePipeline.readHeader(try Fixture.image("orientation-6.png"))
+    let header = try ImagePipeline.readHeader(try Fixture.imageBytes("orientation-6.png"))
     #expect(header.orientation == .right)
     #expect(header.uprightWidth == 120 && header.uprightHeight == 80)
   }
@@ -86,7 +87,7 @@ struct HeaderTests {
     "exif-truncated.jpg", "exif-orientation-9.jpg", "exif-bad-byte-order.jpg",
   ])
   func malformedEXIFMeansUprightAndStillDecodes(file: String) throws {
-    let bytes = try Fixture.hostile(file)
+    let bytes = try Fixture.hostileBytes(file)
     let header = try ImagePipeline.readHeader(bytes)
     #expect(header.orientation == .up)
     let processed = try ImagePipeline.thumbnail(bytes)

@@ -1,11 +1,12 @@
 import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("EXIF orientation makes every thumbnail upright")
 struct OrientationTests {
   @Test(arguments: 1...8)
   func thumbnailIsUpright(value: Int) throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("orientation-\(value).jpg"))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes("orientation-\(value).jpg"))
     #expect(processed.header.orientation.rawValue == value)
     #expect(processed.thumbnail.width == 120 && processed.thumbnail.height == 80)
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
@@ -15,7 +16,7 @@ struct OrientationTests {
 
   @Test(arguments: 1...8)
   func orientingStoredPixelsGivesTheUprightPicture(value: Int) throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image("orientation-\(value).jpg"))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes("orientation-\(value).jpg"))
     let upright = decoded.pixels.oriented(decoded.header.orientation)
     #expect(upright.width == 120 && upright.height == 80)
     expectQuadrants(upright, tolerance: 16, "orientation \(value)")
@@ -23,14 +24,14 @@ struct OrientationTests {
 
   @Test(arguments: ["orientation-6-intel.jpg", "orientation-3-intel.jpg", "orientation-6.png"])
   func otherContainersAndByteOrders(file: String) throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image(file))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes(file))
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
     #expect(pixels.width == 120 && pixels.height == 80)
     expectQuadrants(pixels, tolerance: 16, "\(file)")
   }
 
   @Test func thumbnailCarriesNoEXIF() throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("orientation-6.jpg"))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes("orientation-6.jpg"))
     let header = try ImagePipeline.readHeader(processed.thumbnail.bytes)
     #expect(header.orientation == .up)
     let exif: [UInt8] = Array("Exif".utf8)

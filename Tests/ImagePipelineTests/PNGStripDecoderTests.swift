@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// The strip decoder must give exactly what libpng gives: the same bytes for every picture it
 /// takes, and a refusal of the same kind for every file libpng refuses.
@@ -150,7 +151,7 @@ struct PNGStripDecoderTests {
     let plain = Self.png(width: 4, height: 4, colorType: 2, rows: rows)
     #expect(PNGStripDecoder.reads(try plain.withUnsafeBytes { try PNGChunks.read($0) }))
     for name in ["palette-8.png", "rgb-16.png", "interlaced.png", "rgb-trns.png", "gray-4.png"] {
-      let bytes = try Fixture.image(name)
+      let bytes = try Fixture.imageBytes(name)
       #expect(!PNGStripDecoder.reads(try bytes.withUnsafeBytes { try PNGChunks.read($0) }), "\(name)")
     }
   }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// A picture read from a ``PictureSource`` a few bytes at a time decodes exactly as the same
 /// file in memory: the same thumbnail, header and warnings, or the same error, whatever sizes
@@ -101,7 +102,7 @@ struct PieceByPieceTests {
 
   /// A source that stops early (a read failed) is to the pipeline a file that ends there.
   @Test func aSourceThatStopsIsAFileCutThere() throws {
-    let bytes = try Fixture.image("large-1600x1200.png")
+    let bytes = try Fixture.imageBytes("large-1600x1200.png")
     let source = Pieces(Array(bytes.prefix(bytes.count / 2)), sizes: [4096])
     #expect {
       try ImagePipeline.thumbnail(reading: source)

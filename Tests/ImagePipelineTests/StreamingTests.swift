@@ -1,5 +1,6 @@
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// A JPEG's rows go from libjpeg straight into the resizer, a strip at a time: the thumbnail
 /// must be exactly the one made from the whole decoded picture.
@@ -43,7 +44,7 @@ struct StreamingTests {
     "ycck-adobe.jpg", "grayscale.jpg", "restart-markers.jpg", "baseline-444.jpg",
   ])
   func streamedJPEGThumbnailEqualsTheOneFromTheWholePicture(file: String) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     for spec in [
       ThumbnailSpec(longestEdge: 256), ThumbnailSpec(longestEdge: 100), ThumbnailSpec(longestEdge: 40),
       ThumbnailSpec(longestEdge: 1000), ThumbnailSpec(longestEdge: 128, mode: .square),

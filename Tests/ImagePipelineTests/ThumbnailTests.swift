@@ -1,11 +1,12 @@
 import ImagePipeline
 import Testing
+import TestSupport
 
 @Suite("Thumbnails")
 struct ThumbnailTests {
   @Test(arguments: ["large-1600x1200.jpg", "large-1600x1200.png"])
   func longestEdgeIs256AndAspectIsKept(file: String) throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image(file))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes(file))
     #expect(processed.thumbnail.format == .jpeg)
     #expect(processed.thumbnail.width == 256 && processed.thumbnail.height == 192)
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
@@ -14,7 +15,7 @@ struct ThumbnailTests {
   }
 
   @Test func otherSizesAndAspects() throws {
-    let bytes = try Fixture.image("large-1600x1200.jpg")
+    let bytes = try Fixture.imageBytes("large-1600x1200.jpg")
     for (edge, width, height) in [(100, 100, 75), (500, 500, 375), (64, 64, 48), (1000, 1000, 750)] {
       let thumbnail = try ImagePipeline.thumbnail(bytes, spec: ThumbnailSpec(longestEdge: edge)).thumbnail
       #expect(thumbnail.width == width && thumbnail.height == height, "edge \(edge)")
@@ -25,10 +26,10 @@ struct ThumbnailTests {
 
   @Test func squareModeCropsTheCentre() throws {
     let spec = ThumbnailSpec(longestEdge: 128, mode: .square)
-    let thumbnail = try ImagePipeline.thumbnail(try Fixture.image("large-1600x1200.jpg"), spec: spec).thumbnail
+    let thumbnail = try ImagePipeline.thumbnail(try Fixture.imageBytes("large-1600x1200.jpg"), spec: spec).thumbnail
     #expect(thumbnail.width == 128 && thumbnail.height == 128)
     let square = try ImagePipeline.thumbnail(
-      try Fixture.image("orientation-6.jpg"), spec: ThumbnailSpec(longestEdge: 40, mode: .square)
+      try Fixture.imageBytes("orientation-6.jpg"), spec: ThumbnailSpec(longestEdge: 40, mode: .square)
     ).thumbnail
     #expect(square.width == 40 && square.height == 40)
     // The centre square of the upright quadrants keeps the left/right split in the middle.
@@ -38,16 +39,16 @@ struct ThumbnailTests {
   }
 
   @Test func smallPicturesAreNeverEnlarged() throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("baseline.jpg"))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes("baseline.jpg"))
     #expect(processed.thumbnail.width == 120 && processed.thumbnail.height == 80)
     let square = try ImagePipeline.thumbnail(
-      try Fixture.image("baseline.jpg"), spec: ThumbnailSpec(longestEdge: 256, mode: .square))
+      try Fixture.imageBytes("baseline.jpg"), spec: ThumbnailSpec(longestEdge: 256, mode: .square))
     #expect(square.thumbnail.width == 80 && square.thumbnail.height == 80)
   }
 
   @Test func transparencyMakesAPNGThumbnail() throws {
     let processed = try ImagePipeline.thumbnail(
-      try Fixture.image("palette-trns.png"), spec: ThumbnailSpec(longestEdge: 60))
+      try Fixture.imageBytes("palette-trns.png"), spec: ThumbnailSpec(longestEdge: 60))
     #expect(processed.thumbnail.format == .png)
     #expect(processed.thumbnail.width == 60 && processed.thumbnail.height == 40)
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
@@ -65,7 +66,7 @@ struct ThumbnailTests {
   }
 
   @Test func headerFactsAreReported() throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("orientation-8.jpg"))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes("orientation-8.jpg"))
     #expect(processed.header.format == .jpeg)
     #expect(processed.header.orientation == .left)
     #expect(processed.header.uprightWidth == 120 && processed.header.uprightHeight == 80)

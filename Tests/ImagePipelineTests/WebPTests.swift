@@ -1,5 +1,6 @@
 @testable import ImagePipeline
 import Testing
+import TestSupport
 
 /// WebP through libwebp: the fixtures of `Fixtures/tools/make_webp.sh` (see Fixtures/README.md).
 @Suite("WebP")
@@ -10,7 +11,7 @@ struct WebPTests {
     ("webp-lossy.webp", 12), ("webp-lossless.webp", 0), ("webp-icc.webp", 12), ("webp-orientation-3.webp", 12),
   ])
   func stillPicturesDecodeToTheirColours(file: String, tolerance: Int) throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image(file))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes(file))
     #expect(decoded.pixels.width == 120 && decoded.pixels.height == 80)
     #expect(decoded.pixels.channels == 3)
     #expect(decoded.warnings.isEmpty)
@@ -22,13 +23,13 @@ struct WebPTests {
 
   @Test func theFormerlyUnsupportedFixtureNowDecodes() throws {
     // hostile/picture.webp (ImageMagick, lossless) was the "WebP is not supported" fixture.
-    let decoded = try ImagePipeline.decode(try Fixture.hostile("picture.webp"))
+    let decoded = try ImagePipeline.decode(try Fixture.hostileBytes("picture.webp"))
     #expect(decoded.header.format == .webp)
     expectQuadrants(decoded.pixels, tolerance: 0)
   }
 
   @Test func losslessAlphaIsExactAndStraight() throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image("webp-lossless-alpha.webp"))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes("webp-lossless-alpha.webp"))
     #expect(decoded.pixels.channels == 4)
     let centres = Quadrants.centres(width: 120, height: 80)
     // Straight alpha: the colours are whole under alpha 192, 128 and 0 (cwebp -exact).
@@ -39,7 +40,7 @@ struct WebPTests {
   }
 
   @Test func lossyAlphaKeepsItsAlphaValues() throws {
-    let decoded = try ImagePipeline.decode(try Fixture.image("webp-lossy-alpha.webp"))
+    let decoded = try ImagePipeline.decode(try Fixture.imageBytes("webp-lossy-alpha.webp"))
     #expect(decoded.header.hasAlpha && decoded.header.colorModel == .rgba)
     #expect(decoded.pixels.channels == 4)
     let centres = Quadrants.centres(width: 120, height: 80)
@@ -54,7 +55,7 @@ struct WebPTests {
   }
 
   @Test func transparentWebPMakesAPNGThumbnail() throws {
-    let processed = try ImagePipeline.thumbnail(try Fixture.image("webp-lossless-alpha.webp"))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes("webp-lossless-alpha.webp"))
     #expect(processed.thumbnail.format == .png)
     #expect(processed.thumbnail.width == 120 && processed.thumbnail.height == 80)
     let pixels = try ImagePipeline.decode(processed.thumbnail.bytes).pixels
@@ -71,7 +72,7 @@ struct WebPTests {
     "webp-lossless-palette-alpha-vp8x-no-flag.webp",
   ])
   func transparencyThroughThePaletteIsKept(file: String) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     let decoded = try ImagePipeline.decode(bytes)
     #expect(decoded.header.hasAlpha && decoded.header.colorModel == .rgba)
     try #require(decoded.pixels.channels == 4, "\(file) decodes without alpha")
@@ -97,14 +98,15 @@ struct WebPTests {
 
   /// The header read without decoding says what the headers say; only the decode can tell.
   @Test func theHeaderAloneSaysWhatTheHeadersSay() throws {
-    #expect(try ImagePipeline.readHeader(try Fixture.image("webp-lossless-palette-alpha.webp")).hasAlpha)
-    #expect(!(try ImagePipeline.readHeader(try Fixture.image("webp-lossless-palette-alpha-no-hint.webp")).hasAlpha))
+    #expect(try ImagePipeline.readHeader(try Fixture.imageBytes("webp-lossless-palette-alpha.webp")).hasAlpha)
+    #expect(
+      !(try ImagePipeline.readHeader(try Fixture.imageBytes("webp-lossless-palette-alpha-no-hint.webp")).hasAlpha))
   }
 
   /// An opaque lossless picture, decoded with alpha to find out, still comes out RGB: a JPEG
   /// thumbnail, as before.
   @Test func anOpaqueLosslessPictureStaysRGB() throws {
-    let bytes = try Fixture.image("webp-lossless.webp")
+    let bytes = try Fixture.imageBytes("webp-lossless.webp")
     let decoded = try ImagePipeline.decode(bytes)
     #expect(!decoded.header.hasAlpha && decoded.pixels.channels == 3)
     expectQuadrants(decoded.pixels, tolerance: 0)
@@ -128,7 +130,7 @@ struct WebPTests {
     ("webp-animated.webp", 120, 80, false, .up),
   ])
   func headersSayWhatTheFileIs(file: String, width: Int, height: Int, alpha: Bool, orientation: Orientation) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     let header = try ImagePipeline.readHeader(bytes)
     #expect(header.format == .webp)
     #expect(header.width == width && header.height == height, "\(file)")
@@ -142,7 +144,7 @@ struct WebPTests {
   }
 
   @Test func theICCProfileReachesTheHeaderUnchanged() throws {
-    let bytes = try Fixture.image("webp-icc.webp")
+    let bytes = try Fixture.imageBytes("webp-icc.webp")
     guard case .icc(let profile) = try ImagePipeline.readHeader(bytes).color else {
       Issue.record("no ICC profile")
       return
@@ -155,19 +157,19 @@ struct WebPTests {
     #expect(profile.count == Int(profile[0]) << 24 | Int(profile[1]) << 16 | Int(profile[2]) << 8 | Int(profile[3]))
     #expect(Array(profile[36..<40]) == Array("acsp".utf8))
     // The untagged pictures say nothing.
-    #expect(try ImagePipeline.readHeader(try Fixture.image("webp-lossy.webp")).color == .untagged)
+    #expect(try ImagePipeline.readHeader(try Fixture.imageBytes("webp-lossy.webp")).color == .untagged)
   }
 
   @Test func aGarbageProfileIsReportedAsItIs() throws {
     // Odd-sized (301 bytes, one byte of padding): the image chunk after it is still found.
-    let bytes = try Fixture.hostile("webp-iccp-garbage.webp")
+    let bytes = try Fixture.hostileBytes("webp-iccp-garbage.webp")
     let decoded = try ImagePipeline.decode(bytes)
     #expect(decoded.header.color == .icc(Array(bytes[38..<339])))
     expectQuadrants(decoded.pixels)
   }
 
   @Test func aFlagWithoutAProfileIsUntaggedWithAWarning() throws {
-    let decoded = try ImagePipeline.decode(try Fixture.hostile("webp-icc-flag-without-chunk.webp"))
+    let decoded = try ImagePipeline.decode(try Fixture.hostileBytes("webp-icc-flag-without-chunk.webp"))
     #expect(decoded.header.color == .untagged)
     #expect(
       decoded.header.colorWarnings == [
@@ -177,7 +179,7 @@ struct WebPTests {
   }
 
   @Test func aProfileOver4MiBIsIgnoredWithAWarning() throws {
-    let vp8 = try Self.chunk("VP8 ", of: Fixture.image("webp-lossy.webp"))
+    let vp8 = try Self.chunk("VP8 ", of: Fixture.imageBytes("webp-lossy.webp"))
     let profile = [UInt8](repeating: 7, count: (4 << 20) + 1)
     let bytes = Self.riff(Self.vp8x(flags: 0x20, 120, 80) + Self.chunk("ICCP", profile) + vp8)
     let decoded = try ImagePipeline.decode(bytes)
@@ -194,14 +196,14 @@ struct WebPTests {
 
   @Test func exifWithAndWithoutItsJPEGPrefixBothGiveTheOrientation() throws {
     // orientation-6 holds a bare TIFF block, orientation-3 "Exif\0\0" and then the block.
-    let six = try Fixture.image("webp-orientation-6.webp")
-    let three = try Fixture.image("webp-orientation-3.webp")
+    let six = try Fixture.imageBytes("webp-orientation-6.webp")
+    let three = try Fixture.imageBytes("webp-orientation-3.webp")
     #expect(Array(six.suffix(26).prefix(2)) == Array("MM".utf8))
     #expect(Array(three.suffix(32).prefix(8)) == Array("Exif\0\0II".utf8))
     #expect(try ImagePipeline.readHeader(six).orientation == .right)
     #expect(try ImagePipeline.readHeader(three).orientation == .down)
     // A malformed block is upright, never an error.
-    let vp8 = try Self.chunk("VP8 ", of: Fixture.image("webp-lossy.webp"))
+    let vp8 = try Self.chunk("VP8 ", of: Fixture.imageBytes("webp-lossy.webp"))
     let bad = Self.riff(Self.vp8x(flags: 0x08, 120, 80) + vp8 + Self.chunk("EXIF", Array("Exif\0\0MM\0*".utf8)))
     #expect(try ImagePipeline.readHeader(bad).orientation == .up)
   }
@@ -211,25 +213,25 @@ struct WebPTests {
   @Test func theHeaderNeedsOnlyTheChunksBeforeThePicture() throws {
     // Cut inside the image data: the header is all there.
     for file in ["webp-large-1600x1200.webp", "webp-icc.webp", "webp-lossless.webp", "webp-lossy-alpha.webp"] {
-      let bytes = try Fixture.image(file)
+      let bytes = try Fixture.imageBytes(file)
       let whole = try ImagePipeline.readHeader(bytes)
       #expect(try ImagePipeline.readHeader(Array(bytes.prefix(bytes.count - 20))) == whole, "\(file)")
     }
-    let large = try Fixture.image("webp-large-1600x1200.webp")
+    let large = try Fixture.imageBytes("webp-large-1600x1200.webp")
     #expect(try ImagePipeline.readHeader(Array(large.prefix(30))).width == 1600)
   }
 
   @Test func theHeaderIsTruncatedWhenAnAnnouncedChunkIsNotThere() throws {
-    let exif = try Fixture.image("webp-orientation-6.webp")  // EXIF comes after the picture
+    let exif = try Fixture.imageBytes("webp-orientation-6.webp")  // EXIF comes after the picture
     #expect(throws: ImageError.truncated(.webp, detail: "the file ends before its EXIF chunk does")) {
       try ImagePipeline.readHeader(Array(exif.prefix(exif.count - 30)))
     }
-    let icc = try Fixture.image("webp-icc.webp")  // ICCP comes before it
+    let icc = try Fixture.imageBytes("webp-icc.webp")  // ICCP comes before it
     #expect(throws: ImageError.truncated(.webp, detail: "the file ends before its ICCP chunk does")) {
       try ImagePipeline.readHeader(Array(icc.prefix(1000)))
     }
     #expect(throws: ImageError.truncated(.webp, detail: "the file ends inside its VP8 header")) {
-      try ImagePipeline.readHeader(Array(try Fixture.image("webp-lossy.webp").prefix(25)))
+      try ImagePipeline.readHeader(Array(try Fixture.imageBytes("webp-lossy.webp").prefix(25)))
     }
   }
 
@@ -238,7 +240,7 @@ struct WebPTests {
     "webp-animated.webp", "webp-icc.webp",
   ])
   func everyShorterPrefixIsRefusedAsTruncated(file: String) throws {
-    let bytes = try Fixture.image(file)
+    let bytes = try Fixture.imageBytes(file)
     for length in stride(from: 12, to: bytes.count, by: max(1, bytes.count / 200)) {
       #expect("\(file) cut to \(length) bytes") {
         try ImagePipeline.decode(Array(bytes.prefix(length)))
@@ -252,7 +254,7 @@ struct WebPTests {
   // MARK: - Scaled decoding
 
   @Test func largePicturesAreScaledOnLoad() throws {
-    let bytes = try Fixture.image("webp-large-1600x1200.webp")
+    let bytes = try Fixture.imageBytes("webp-large-1600x1200.webp")
     let full = try ImagePipeline.decode(bytes)
     #expect(full.pixels.width == 1600 && full.pixels.height == 1200 && full.scaleDenominator == 1)
     expectLargePatches(full.pixels, scale: 1)
@@ -267,7 +269,7 @@ struct WebPTests {
   }
 
   @Test func thumbnailsUseScaledDecoding() throws {
-    let bytes = try Fixture.image("webp-large-1600x1200.webp")
+    let bytes = try Fixture.imageBytes("webp-large-1600x1200.webp")
     let sink = RecordingSink()
     let shrinker = ThumbnailShrinker(spec: .default)
     try bytes.withUnsafeBytes { buffer in
@@ -285,7 +287,7 @@ struct WebPTests {
   }
 
   @Test func rowsFlowInStripsAsLibWebPFinishesThem() throws {
-    let bytes = try Fixture.image("webp-large-1600x1200.webp")
+    let bytes = try Fixture.imageBytes("webp-large-1600x1200.webp")
     let sink = RecordingSink()
     try bytes.withUnsafeBytes { buffer in
       _ = try WebPCodec.decode(buffer, options: DecodeOptions(), request: { _ in .fullSize }, into: sink)
@@ -310,17 +312,17 @@ struct WebPTests {
 
   @Test(arguments: ["webp-orientation-6.webp", "webp-orientation-3.webp"])
   func thumbnailsAreUpright(file: String) throws {
-    let image = try ImagePipeline.thumbnailPixels(try Fixture.image(file))
+    let image = try ImagePipeline.thumbnailPixels(try Fixture.imageBytes(file))
     #expect(image.pixels.width == 120 && image.pixels.height == 80)
     expectQuadrants(image.pixels, "\(file)")
-    let processed = try ImagePipeline.thumbnail(try Fixture.image(file))
+    let processed = try ImagePipeline.thumbnail(try Fixture.imageBytes(file))
     #expect(processed.header.uprightWidth == 120 && processed.header.uprightHeight == 80)
   }
 
   // MARK: - Animation
 
   @Test func anAnimationShowsItsFirstFrameAndSaysSo() throws {
-    let bytes = try Fixture.image("webp-animated.webp")
+    let bytes = try Fixture.imageBytes("webp-animated.webp")
     let decoded = try ImagePipeline.decode(bytes)
     #expect(decoded.pixels.width == 120 && decoded.pixels.height == 80 && decoded.pixels.channels == 3)
     expectQuadrants(decoded.pixels, tolerance: 0)
@@ -352,13 +354,13 @@ struct WebPTests {
 
   @Test(arguments: refusals)
   func hostileFilesAreRefusedWithTheReason(file: String, error: ImageError) throws {
-    let bytes = try Fixture.hostile(file)
+    let bytes = try Fixture.hostileBytes(file)
     #expect(throws: error) { try ImagePipeline.decode(bytes) }
     #expect(throws: error) { try ImagePipeline.thumbnail(bytes) }
   }
 
   @Test func aHugeCanvasIsRefusedBeforeLibWebPSeesIt() throws {
-    let bytes = try Fixture.hostile("webp-huge-canvas.webp")
+    let bytes = try Fixture.hostileBytes("webp-huge-canvas.webp")
     let header = try ImagePipeline.readHeader(bytes)
     #expect(header.width == 100000 && header.height == 100000)
     // With no budget to stop it, the canvas and the picture in it disagree.
@@ -370,14 +372,14 @@ struct WebPTests {
   @Test func truncatedFilesAreRefusedEvenWhenLenient() throws {
     for file in ["webp-truncated-lossy.webp", "webp-truncated-lossless.webp"] {
       #expect(throws: ImageError.self) {
-        try ImagePipeline.decode(try Fixture.hostile(file), options: DecodeOptions(lenient: true))
+        try ImagePipeline.decode(try Fixture.hostileBytes(file), options: DecodeOptions(lenient: true))
       }
     }
   }
 
   @Test func truncatedImageDataWithinAnHonestContainerIsTruncated() throws {
     // The VP8 chunk and the RIFF shortened to match: only libwebp can tell the data is short.
-    let lossy = try Fixture.hostile("webp-truncated-lossy.webp")
+    let lossy = try Fixture.hostileBytes("webp-truncated-lossy.webp")
     let vp8 = Array(lossy[20...])
     let bytes = Self.riff(Self.chunk("VP8 ", vp8))
     #expect(throws: ImageError.truncated(.webp, detail: "the file ends before its VP8 image data does")) {

@@ -27,6 +27,10 @@ public enum Fixture {
   public static func image(_ name: String) -> String { root.appendingPathComponent("images/\(name)").path }
   /// The path of a deliberately broken file.
   public static func hostile(_ name: String) -> String { root.appendingPathComponent("hostile/\(name)").path }
+  /// The bytes of a well-formed picture.
+  public static func imageBytes(_ name: String) throws -> [UInt8] { try bytes(image(name)) }
+  /// The bytes of a deliberately broken file.
+  public static func hostileBytes(_ name: String) throws -> [UInt8] { try bytes(hostile(name)) }
   /// The bytes of the file at `path`.
   public static func bytes(_ path: String) throws -> [UInt8] {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
