@@ -1,4 +1,3 @@
-import CSystemShims
 public import Foundation
 import Glibc
 import Synchronization
@@ -25,7 +24,7 @@ public final class OpenFile: Sendable {
 
   deinit {
     let fd = descriptor.load(ordering: .relaxed)
-    if fd >= 0 { close(fd) }
+    if fd >= 0 { System.closeFile(fd) }
   }
 
   /// Opens `path` read-only without following a final symlink and without blocking; nil when
@@ -34,7 +33,7 @@ public final class OpenFile: Sendable {
   /// `O_NONBLOCK` keeps a FIFO in the file's place from stalling the server; it changes nothing
   /// for a regular file's reads.
   public static func open(_ path: String) -> OpenFile? {
-    let fd = System.retrying { Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+    let fd = System.openFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     return try? regularFile(fd)
   }
@@ -50,7 +49,7 @@ public final class OpenFile: Sendable {
   public static func open(_ relativePath: String, beneath folder: Folder) throws(OpenFailure) -> OpenFile {
     let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
     if openat2Works.load(ordering: .relaxed) {
-      let fd = System.retrying { csystemshims_openat_beneath(folder.descriptor, relativePath, flags) }
+      let fd = System.openFileBeneath(relativePath, in: folder.descriptor, flags)
       if fd >= 0 { return try regularFile(fd) }
       let code = errno
       // ENOSYS: a kernel before 5.6; EPERM: a seccomp filter that does not know the call.
@@ -73,30 +72,26 @@ public final class OpenFile: Sendable {
       components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
     else { throw .refused(code: EINVAL) }
     var current = folder.descriptor
-    defer { if current != folder.descriptor { close(current) } }
+    defer { if current != folder.descriptor { System.closeFile(current) } }
     for component in components.dropLast() {
-      let next = System.retrying {
-        openat(current, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      }
+      let next = System.openFile(String(component), in: current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
       guard next >= 0 else { throw OpenFailure(errno) }
-      if current != folder.descriptor { close(current) }
+      if current != folder.descriptor { System.closeFile(current) }
       current = next
     }
-    let fd = System.retrying { openat(current, String(name), flags) }
+    let fd = System.openFile(String(name), in: current, flags)
     guard fd >= 0 else { throw OpenFailure(errno) }
     return try regularFile(fd)
   }
 
   /// Takes `fd` when it is a regular file; closes it otherwise.
   private static func regularFile(_ fd: Int32) throws(OpenFailure) -> OpenFile {
-    var status = stat()
-    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      close(fd)
+    guard let status = System.regularFileStatus(fd) else {
+      System.closeFile(fd)
       throw .notARegularFile
     }
     return OpenFile(
-      descriptor: fd, size: Int(status.st_size), modifiedSeconds: Int64(status.st_mtim.tv_sec),
-      nanoseconds: Int(status.st_mtim.tv_nsec))
+      descriptor: fd, size: status.size, modifiedSeconds: status.seconds, nanoseconds: status.nanoseconds)
   }
 
   /// A descriptor of the file for libmicrohttpd, which closes it: this one when `lastReference`
@@ -107,7 +102,7 @@ public final class OpenFile: Sendable {
     }
     let fd = descriptor.load(ordering: .relaxed)
     guard fd >= 0 else { return -1 }
-    return fcntl(fd, F_DUPFD_CLOEXEC, 0)
+    return System.duplicateFile(fd)
   }
 }
 
@@ -143,12 +138,12 @@ public final class Folder: Sendable {
   /// Opens the folder at `path` (a link to a folder is followed here: the path is the
   /// caller's own choice).
   public init(path: String) throws(OpenFailure) {
-    let fd = System.retrying { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    let fd = System.openFile(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw OpenFailure(errno) }
     descriptor = fd
   }
 
-  deinit { close(descriptor) }
+  deinit { System.closeFile(descriptor) }
 }
 
 /// A temporary file holding one uploaded part; removed when the last reference goes
@@ -172,6 +167,6 @@ public final class UploadedFile: Sendable {
 
   /// Removes the file now (once; later calls do nothing).
   public func remove() {
-    if !removed.exchange(true, ordering: .relaxed) { unlink(path) }
+    if !removed.exchange(true, ordering: .relaxed) { System.removeFile(path) }
   }
 }

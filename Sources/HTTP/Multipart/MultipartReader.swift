@@ -149,10 +149,10 @@ public final class MultipartReader {
   /// Closes and removes every file made so far (a failed or abandoned request).
   public func discard() {
     if let file = currentFile {
-      close(file.descriptor)
+      System.closeFile(file.descriptor)
       currentFile = nil
     }
-    for path in madeFiles { unlink(path) }
+    for path in madeFiles { System.removeFile(path) }
     madeFiles = []
     for part in parts { part.file?.remove() }
     parts = []
@@ -292,8 +292,8 @@ public final class MultipartReader {
         // The file goes at once; the rest of the part is counted, so that the refusal can say
         // how large it was.
         currentFile = nil
-        close(file.descriptor)
-        unlink(file.path)
+        System.closeFile(file.descriptor)
+        System.removeFile(file.path)
         madeFiles.removeAll { $0 == file.path }
         oversized = OversizedPart(
           name: current?.name ?? "", filename: current?.filename, bytes: file.size + bytes.count,
@@ -304,7 +304,7 @@ public final class MultipartReader {
       try bytes.withUnsafeBufferPointer { (buffer) throws(MultipartError) in
         var offset = 0
         while offset < buffer.count {
-          let written = System.retrying { write(file.descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
+          let written = System.writeSome(file.descriptor, buffer.baseAddress! + offset, buffer.count - offset)
           guard written > 0 else {
             throw MultipartError(
               status: 500, message: "multipart body: cannot store an upload: \(System.describe(errno))")
@@ -339,7 +339,7 @@ public final class MultipartReader {
     guard var part = current else { return }
     if let file = currentFile {
       currentFile = nil
-      if close(file.descriptor) != 0 {
+      if System.closeFile(file.descriptor) != 0 {
         throw MultipartError(
           status: 500, message: "multipart body: cannot store an upload: \(System.describe(errno))")
       }
@@ -353,7 +353,7 @@ public final class MultipartReader {
   /// A new file of a random name in the temporary folder (made 0700 if missing), 0600.
   private func makeFile() throws(MultipartError) -> FileBeingWritten {
     let folder = limit.temporaryFolder
-    if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+    if System.makeFolder(folder, mode: 0o700) != 0 && errno != EEXIST {
       throw MultipartError(
         status: 500, message: "multipart body: cannot make the upload folder \(folder): \(System.describe(errno))")
     }
@@ -361,7 +361,7 @@ public final class MultipartReader {
     for _ in 0..<8 {
       let name = (0..<2).map { _ in hex(generator.next()) }.joined()
       let path = "\(folder)/upload-\(name).part"
-      let fd = System.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+      let fd = System.openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
       if fd >= 0 {
         madeFiles.append(path)
         return FileBeingWritten(path: path, descriptor: fd, size: 0)

@@ -39,14 +39,14 @@ public final class HTTPServer: Sendable {
     guard core.workers.start(), core.reaper.start() else {
       core.reaper.stop()
       core.workers.stop()
-      close(socket)
+      System.closeFile(socket)
       throw HTTPServerError(
         "cannot start the HTTP server: no thread could be made (\(System.describe(errno))); raise the process's limits")
     }
     guard let daemon = Daemon(listeningSocket: socket, configuration: configuration, core: core) else {
       core.reaper.stop()
       core.workers.stop()
-      close(socket)
+      System.closeFile(socket)
       throw HTTPServerError(
         "cannot start the HTTP server on port \(port): libmicrohttpd refused to start (its message is above); "
           + "check the thread count and the limits")
@@ -117,13 +117,13 @@ public final class HTTPServer: Sendable {
       while core.inFlight.load(ordering: .relaxed) > 0 || core.workers.pending.load(ordering: .relaxed) > 0,
         System.monotonicNanoseconds() < deadline
       {
-        usleep(2_000)
+        System.sleep(microseconds: 2_000)
       }
       let unfinished = core.inFlight.load(ordering: .relaxed)
       _ = core.abandonWork()
       core.reaper.stop()
       daemon.stop()
-      close(socket)
+      System.closeFile(socket)
       core.workers.stop()
       lifeCycle.withLock { $0 = .stopped(unfinished: unfinished) }
       finished.leave()

@@ -186,11 +186,11 @@ struct Connection: @unchecked Sendable {
       let fd = file.descriptorForResponse(lastReference: isKnownUniquelyReferenced(&file))
       guard fd >= 0 else { return nil }
       guard length > 0 else {
-        close(fd)
+        System.closeFile(fd)
         return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
       }
       guard let made = MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset)) else {
-        close(fd)
+        System.closeFile(fd)
         return nil
       }
       return made

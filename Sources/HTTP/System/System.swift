@@ -35,6 +35,56 @@ enum System {
   /// Makes the calling thread `niceness` nicer than it is.
   static func lowerThreadPriority(by niceness: Int32) { _ = csystemshims_lower_thread_priority(niceness) }
 
+  // MARK: Files
+
+  /// Opens `path` with open(2)'s `flags` (and `mode` when it creates): the descriptor, or -1
+  /// with `errno` set.
+  static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0) -> Int32 {
+    retrying { Glibc.open(path, flags, mode) }
+  }
+
+  /// Opens `name` inside the folder open as `folder` (`openat`).
+  static func openFile(_ name: String, in folder: Int32, _ flags: Int32) -> Int32 {
+    retrying { openat(folder, name, flags) }
+  }
+
+  /// Opens `path` beneath the folder open as `folder`, following no link on the way
+  /// (`openat2` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`); -1 with ENOSYS on a kernel
+  /// without it.
+  static func openFileBeneath(_ path: String, in folder: Int32, _ flags: Int32) -> Int32 {
+    retrying { csystemshims_openat_beneath(folder, path, flags) }
+  }
+
+  /// Closes `descriptor`: 0, or -1 with `errno` set (not retried: Linux frees the descriptor
+  /// however close ends).
+  @discardableResult
+  static func closeFile(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }
+
+  /// The size and modification time of the regular file open as `descriptor`; nil when it is
+  /// not a regular file or cannot be looked at.
+  static func regularFileStatus(_ descriptor: Int32) -> (size: Int, seconds: Int64, nanoseconds: Int)? {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return (Int(status.st_size), Int64(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+  }
+
+  /// A new descriptor of what `descriptor` is open on, closed on exec; -1 when none can be had.
+  static func duplicateFile(_ descriptor: Int32) -> Int32 { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
+
+  /// Writes what it can of `count` bytes at `bytes`: how many, or -1 with `errno` set.
+  static func writeSome(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    retrying { write(descriptor, bytes, count) }
+  }
+
+  /// Removes the file at `path`; a failure leaves it (the caller has nothing better to do).
+  static func removeFile(_ path: String) { _ = unlink(path) }
+
+  /// Makes the folder `path` with `mode`: 0, or -1 with `errno` set (EEXIST when it is there).
+  static func makeFolder(_ path: String, mode: mode_t) -> Int32 { mkdir(path, mode) }
+
+  /// Sleeps the calling thread for `microseconds`.
+  static func sleep(microseconds: UInt32) { _ = usleep(microseconds) }
+
   // MARK: Folders and processes
 
   /// Whether `path` is a folder (a link to one counts).
