@@ -1,5 +1,6 @@
 @testable import Catalogue
 import Foundation
+import ImagePipeline
 import Testing
 import TestSupport
 
@@ -82,5 +83,49 @@ struct JSONShapeTests {
     #expect(json["created"] as? String == "2027-01-15T08:00:00.000Z")
     #expect(json["passwordChanged"] as? String == "2027-01-15T08:00:01.000Z")
     #expect(json["sessions"] as? Int == 2 && json["tokens"] as? Int == 1)
+  }
+}
+
+/// The list page's JSON, written directly for the server, is `JSONEncoder`'s byte for byte.
+@Suite("The list page's JSON")
+struct PageJSONTests {
+  /// Text of every kind a title, a name or a label may hold, hostile included.
+  static let texts: [String] = {
+    var texts = [
+      "", "Arrival", "a \"quoted\" word", "back\\slash", "a/b/c", "tab\there", "line\nbreak", "cr\rlf",
+      "\u{8}\u{C}", "emoji 🎬🍿", "中文的书评", "עברית مع العربية", "\u{200F}\u{202E}mark", "\u{2028}\u{2029}",
+      "nbsp\u{A0}and\u{C2}", "del\u{7F}", "c1\u{80}\u{85}\u{9B}\u{9F}", "\u{FEFF}bom", "é and e\u{301}",
+    ]
+    texts.append(String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) }))
+    texts.append(String((0x7F...0xA0).map { Character(Unicode.Scalar($0)!) }))
+    return texts
+  }()
+
+  static func summary(_ index: Int, cover: Bool, urls: Bool) -> JSONShape.Summary {
+    let text = { (offset: Int) in texts[(index + offset) % texts.count] }
+    let image = StoredImage(
+      sha256: String(repeating: "ab", count: 32), format: .jpeg, width: 10, height: 20, orientation: .up,
+      bytes: 100, thumbnailFormat: .jpeg, thumbnailWidth: 5, thumbnailHeight: 10, imported: Date(),
+      colorSpace: nil, original: "originals/ab/\(text(1)).jpg", thumbnail: "thumbnails/ab/\(text(2)).jpg")
+    let summary = ReviewSummary(
+      id: String(format: "%016x", index), title: text(0), rating: index % 6,
+      category: Category(rawValue: index % 2 == 0 ? "movie" : "café au lait")!, favorite: index % 3 == 0,
+      created: Date(timeIntervalSince1970: Double(index) * 1000.25),
+      updated: Date(timeIntervalSince1970: Double(index) * 2000.5), imageCount: index % 4,
+      cover: cover ? image : nil, createdBy: index % 2 == 0 ? text(3) : nil, updatedBy: index % 5 == 0 ? nil : text(4))
+    return JSONShape.Summary(
+      summary,
+      urls: urls
+        ? { JSONShape.ImageURLs(original: "/originals/\($0.sha256)?\(text(5))", thumbnail: text(6), display: text(7)) }
+        : nil)
+  }
+
+  @Test(arguments: [false, true])
+  func theDirectWriterIsJSONEncoders(_ estimate: Bool) throws {
+    for count in [0, 1, 2, 50] {
+      let reviews = (0..<count).map { Self.summary($0, cover: $0 % 3 != 1, urls: $0 % 2 == 0) }
+      let page = JSONShape.Page(total: 123_456, totalIsEstimate: estimate, offset: 7, reviews: reviews)
+      #expect(page.compactJSON == (try JSONShape.encodeCompact(page)))
+    }
   }
 }

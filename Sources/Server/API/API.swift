@@ -13,7 +13,7 @@ enum API {
   @Sendable static func list(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let query = try listQuery(exchange.head.query)
     let page = try exchange.library { (library) throws(CatalogueError) in try library.list(query) }
-    return try json(JSONShape.Page(page, urls: Files.urls))
+    return json(text: JSONShape.Page(page, urls: Files.urls).compactJSON)
   }
 
   static func listQuery(_ parameters: QueryParameters) throws(Failure) -> ReviewQuery {
@@ -320,6 +320,11 @@ enum API {
     } catch {
       throw Failure(500, error.description)
     }
+    return json(text: text, status: status)
+  }
+
+  /// An answer of JSON `text` already written.
+  static func json(text: String, status: Int = 200) -> HTTPResponse {
     var headers = HTTPHeaders()
     headers.set("Content-Type", "application/json; charset=utf-8")
     headers.set("Cache-Control", "no-store")
