@@ -23,7 +23,6 @@ let package = Package(
     .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CCMark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
-    .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
     .systemLibrary(name: "CLibWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -38,6 +37,7 @@ let package = Package(
     // libheif, opened with dlopen the first time a HEIF is met: its codecs cost every process
     // about 5 ms and 5 MiB at start-up otherwise.
     .target(name: "CHeifShims"),
+    .target(name: "CArchiveShims"),
     // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
     .target(name: "CSystemShims"),
     // libmicrohttpd's variadic calls (MHD_start_daemon, MHD_get_connection_info) and its
@@ -56,7 +56,7 @@ let package = Package(
     .target(
       name: "Catalogue",
       dependencies: [
-        "ImagePipeline", "CSQLite3", "CSQLiteShims", "CLibCrypto", "CCMark", "CLibArchive", "CSystemShims", "CSodium",
+        "ImagePipeline", "CSQLite3", "CSQLiteShims", "CLibCrypto", "CCMark", "CArchiveShims", "CSystemShims", "CSodium",
       ],
       swiftSettings: swiftSettings
     ),

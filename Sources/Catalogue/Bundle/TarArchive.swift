@@ -1,4 +1,4 @@
-import CLibArchive
+import CArchiveShims
 import Foundation
 
 /// Tar archives through libarchive: the only file that calls libarchive's C API. Every status
@@ -11,9 +11,18 @@ enum TarStatus {
     throw TarFailure(message: message(handle))
   }
 
+  /// Opens libarchive, the first time an archive is read or written (see `CArchiveShims`).
+  static func load(operation: String, path: String) throws(CatalogueError) {
+    guard carchiveshims_load() != 0 else { return }
+    throw .archive(
+      operation: operation, path: path,
+      message: "libarchive cannot be loaded (\(String(cString: carchiveshims_load_error()))): "
+        + "install Debian's libarchive13")
+  }
+
   /// The corresponding C function is `archive_error_string`.
   static func message(_ handle: OpaquePointer) -> String {
-    archive_error_string(handle).map { String(cString: $0) } ?? "libarchive failed (status unknown)"
+    carchiveshims_error_string(handle).map { String(cString: $0) } ?? "libarchive failed (status unknown)"
   }
 }
 
@@ -35,33 +44,34 @@ final class TarWriter {
   /// The corresponding C functions are `archive_write_new`, `archive_write_set_format_pax_restricted`
   /// and `archive_write_open_fd`.
   init(descriptor: FileDescriptor, path: String) throws(CatalogueError) {
-    guard let handle = archive_write_new() else {
+    try TarStatus.load(operation: "write", path: path)
+    guard let handle = carchiveshims_write_new() else {
       throw .archive(
         operation: "write", path: path, message: "libarchive could not allocate a writer")
     }
     self.handle = handle
     self.path = path
     do {
-      try TarStatus.check(archive_write_set_format_pax_restricted(handle), handle)
-      try TarStatus.check(archive_write_add_filter_none(handle), handle)
+      try TarStatus.check(carchiveshims_write_set_format_pax_restricted(handle), handle)
+      try TarStatus.check(carchiveshims_write_add_filter_none(handle), handle)
       // No padding of the last block beyond the format's own: the archive is a file.
-      try TarStatus.check(archive_write_set_bytes_in_last_block(handle, 1), handle)
-      try TarStatus.check(archive_write_open_fd(handle, descriptor.rawValue), handle)
+      try TarStatus.check(carchiveshims_write_set_bytes_in_last_block(handle, 1), handle)
+      try TarStatus.check(carchiveshims_write_open_fd(handle, descriptor.rawValue), handle)
     } catch {
       throw .archive(operation: "write", path: path, message: error.message)
     }
   }
 
-  deinit { archive_write_free(handle) }
+  deinit { carchiveshims_write_free(handle) }
 
   func addFolder(_ name: String, modified: Date) throws(CatalogueError) {
     try add(
-      name, type: clibarchive_type_directory(), permissions: 0o755, bytes: [], modified: modified)
+      name, type: carchiveshims_type_directory(), permissions: 0o755, bytes: [], modified: modified)
   }
 
   func addFile(_ name: String, bytes: [UInt8], modified: Date) throws(CatalogueError) {
     try add(
-      name, type: clibarchive_type_regular(), permissions: 0o644, bytes: bytes, modified: modified)
+      name, type: carchiveshims_type_regular(), permissions: 0o644, bytes: bytes, modified: modified)
   }
 
   /// The corresponding C functions are `archive_write_header` and `archive_write_data`.
@@ -70,24 +80,24 @@ final class TarWriter {
   )
     throws(CatalogueError)
   {
-    guard let entry = archive_entry_new() else {
+    guard let entry = carchiveshims_entry_new() else {
       throw .archive(
         operation: "write", path: path, message: "libarchive could not allocate an entry")
     }
-    defer { archive_entry_free(entry) }
-    archive_entry_set_pathname_utf8(entry, name)
-    archive_entry_set_filetype(entry, type)
-    archive_entry_set_perm(entry, permissions)
-    archive_entry_set_size(entry, Int64(bytes.count))
-    archive_entry_set_uid(entry, 0)
-    archive_entry_set_gid(entry, 0)
-    archive_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970.rounded(.down)), 0)
+    defer { carchiveshims_entry_free(entry) }
+    carchiveshims_entry_set_pathname_utf8(entry, name)
+    carchiveshims_entry_set_filetype(entry, type)
+    carchiveshims_entry_set_perm(entry, permissions)
+    carchiveshims_entry_set_size(entry, Int64(bytes.count))
+    carchiveshims_entry_set_uid(entry, 0)
+    carchiveshims_entry_set_gid(entry, 0)
+    carchiveshims_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970.rounded(.down)), 0)
     do throws(TarFailure) {
-      try TarStatus.check(archive_write_header(handle, entry), handle)
+      try TarStatus.check(carchiveshims_write_header(handle, entry), handle)
       var done = 0
       while done < bytes.count {
         let wrote = bytes.withUnsafeBytes {
-          archive_write_data(handle, $0.baseAddress! + done, $0.count - done)
+          carchiveshims_write_data(handle, $0.baseAddress! + done, $0.count - done)
         }
         guard wrote > 0 else { throw TarFailure(message: TarStatus.message(handle)) }
         done += wrote
@@ -100,7 +110,7 @@ final class TarWriter {
   /// Writes the end of the archive. The corresponding C function is `archive_write_close`.
   func finish() throws(CatalogueError) {
     do {
-      try TarStatus.check(archive_write_close(handle), handle)
+      try TarStatus.check(carchiveshims_write_close(handle), handle)
     } catch {
       throw .archive(operation: "finish", path: path, message: error.message)
     }
@@ -142,7 +152,13 @@ final class TarReader {
     } catch {
       throw .io(operation: .read, path: path, code: error.rawValue)
     }
-    guard let handle = archive_read_new() else {
+    do throws(CatalogueError) {
+      try TarStatus.load(operation: "read", path: path)
+    } catch {
+      descriptor.close()
+      throw error
+    }
+    guard let handle = carchiveshims_read_new() else {
       descriptor.close()
       throw .archive(
         operation: "read", path: path, message: "libarchive could not allocate a reader")
@@ -151,16 +167,16 @@ final class TarReader {
     self.descriptor = descriptor
     self.path = path
     do {
-      try TarStatus.check(archive_read_support_format_tar(handle), handle)
-      try TarStatus.check(archive_read_support_filter_none(handle), handle)
-      try TarStatus.check(archive_read_open_fd(handle, descriptor.rawValue, 65536), handle)
+      try TarStatus.check(carchiveshims_read_support_format_tar(handle), handle)
+      try TarStatus.check(carchiveshims_read_support_filter_none(handle), handle)
+      try TarStatus.check(carchiveshims_read_open_fd(handle, descriptor.rawValue, 65536), handle)
     } catch {
       throw .badBundle(source: path, problem: .unreadableArchive(error.message))
     }
   }
 
   deinit {
-    archive_read_free(handle)
+    carchiveshims_read_free(handle)
     descriptor.close()
   }
 
@@ -168,29 +184,29 @@ final class TarReader {
   /// `archive_read_next_header`.
   func next() throws(CatalogueError) -> Entry? {
     var entry: OpaquePointer?
-    let status = archive_read_next_header(handle, &entry)
+    let status = carchiveshims_read_next_header(handle, &entry)
     if status == ARCHIVE_EOF { return nil }
     guard status == ARCHIVE_OK, let entry else {
       throw .badBundle(source: path, problem: .unreadableArchive(TarStatus.message(handle)))
     }
-    let raw = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-    let name = archive_entry_pathname_utf8(entry).flatMap { pointer in
+    let raw = carchiveshims_entry_pathname(entry).map { String(cString: $0) } ?? ""
+    let name = carchiveshims_entry_pathname_utf8(entry).flatMap { pointer in
       String(validatingCString: pointer)
     }
-    let type = archive_entry_filetype(entry)
+    let type = carchiveshims_entry_filetype(entry)
     let kind: Entry.Kind
-    if archive_entry_hardlink(entry) != nil {
+    if carchiveshims_entry_hardlink(entry) != nil {
       kind = .hardLink
-    } else if archive_entry_symlink(entry) != nil {
+    } else if carchiveshims_entry_symlink(entry) != nil {
       kind = .symbolicLink
-    } else if type == clibarchive_type_regular() {
+    } else if type == carchiveshims_type_regular() {
       kind = .file
-    } else if type == clibarchive_type_directory() {
+    } else if type == carchiveshims_type_directory() {
       kind = .folder
     } else {
       kind = .other
     }
-    let size = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : 0
+    let size = carchiveshims_entry_size_is_set(entry) != 0 ? Int(carchiveshims_entry_size(entry)) : 0
     return Entry(name: name, rawName: raw, kind: kind, size: max(0, size))
   }
 
@@ -201,7 +217,7 @@ final class TarReader {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
       let got = chunk.withUnsafeMutableBytes {
-        archive_read_data(handle, $0.baseAddress!, $0.count)
+        carchiveshims_read_data(handle, $0.baseAddress!, $0.count)
       }
       if got == 0 { return bytes }
       guard got > 0 else {
