@@ -68,6 +68,18 @@ struct EndToEndReaderTests {
 
   /// A link to a page that is no longer there (reviews were deleted since) is not found, and
   /// says where the last page is.
+  /// A review's address with an id that could be none is a page that is not there (404), as
+  /// one whose review is gone, in words for a reader, not for the command line.
+  @Test(arguments: ["/reviews/xyz", "/reviews/zzzzzzzzzzzzzzzz", "/reviews/0123456789abcdef"])
+  func aReviewThatIsNotThereIs404(_ path: String) throws {
+    let site = try LiveSite()
+    let answer = try site.request("GET", path)
+    #expect(answer.status == 404)
+    let text = String(decoding: answer.body, as: UTF8.self)
+    #expect(text.contains("it may have been removed, or the address is mistyped"))
+    #expect(!text.contains("catalogue list"))
+  }
+
   @Test func aPagePastTheLastLeadsBack() throws {
     let server = try server
     let page = try server.request("GET", "/?page=9")

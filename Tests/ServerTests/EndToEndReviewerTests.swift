@@ -9,6 +9,34 @@ import TestSupport
 /// with pictures, edit it, arrange its pictures, delete it.
 @Suite("A reviewer writes through the pages")
 struct EndToEndReviewerTests {
+  /// A browser sends an unused file input as a part with an empty file name and no bytes: the
+  /// review is added without pictures, not refused as an unsupported picture.
+  @Test func aReviewWithoutPicturesIsAddedFromTheForm() throws {
+    let site = try LiveSite()
+    let browser = Browser(site.server)
+    _ = try browser.signIn(LiveSite.reviewer, LiveSite.password, next: "/new")
+    var new = Multipart()
+    for (name, value) in [("title", "Outer Wilds"), ("rating", "5"), ("category", "game"), ("body", "A loop.")] {
+      new.add(field: name, value)
+    }
+    new.add(file: "file", filename: "", [], contentType: "application/octet-stream")
+    let created = try browser.upload("/new", new)
+    #expect(created.status == 303, "\(created)")
+    let location = try #require(created.headers["Location"])
+    let id = String(location.dropFirst("/reviews/".count).prefix { $0 != "?" })
+    let review = try site.library.show(id)
+    #expect(review["title"] as? String == "Outer Wilds")
+    #expect((review["images"] as? [[String: Any]])?.isEmpty == true)
+    // On the edit page, an empty upload adds nothing and says so, rather than failing.
+    var nothing = Multipart()
+    nothing.add(file: "file", filename: "", [], contentType: "application/octet-stream")
+    let uploaded = try browser.upload("/reviews/\(id)/images", nothing)
+    #expect(uploaded.status == 400, "\(uploaded)")
+    #expect(uploaded.text.contains("choose at least one picture to upload"))
+    #expect((try site.library.show(id)["images"] as? [[String: Any]])?.isEmpty == true)
+    #expect(try site.library.run(["check"]).status == 0)
+  }
+
   @Test func aReviewerAddsEditsIllustratesAndDeletesAReview() throws {
     let site = try LiveSite()
     let browser = Browser(site.server)

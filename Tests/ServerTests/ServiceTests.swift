@@ -394,10 +394,12 @@ struct APIWriteTests {
 
   @Test func statusesForWhatIsMissingOrMalformed() throws {
     let site = try Site()
-    #expect(site.ask("GET", "/api/reviews/zzzz").status == 400)
+    #expect(site.ask("GET", "/api/reviews/zzzz").status == 404)
     let missing = site.ask("GET", "/api/reviews/0123456789abcdef")
     #expect(missing.status == 404)
-    #expect(try missing.object()["error"] as? String == "no review 0123456789abcdef: `catalogue list` shows the ids")
+    #expect(
+      try missing.object()["error"] as? String
+        == "no review 0123456789abcdef: it may have been removed, or the address is mistyped")
     let wrongMethod = site.ask("PUT", "/api/reviews")
     #expect(wrongMethod.status == 405)
     #expect(wrongMethod.headers["Allow"] == "GET, POST, HEAD")

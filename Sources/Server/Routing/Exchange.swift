@@ -23,10 +23,12 @@ struct Exchange: Sendable {
     try service.library(author: identity?.reviewer, body)
   }
 
-  /// The uploaded files of the parts named `name`, in order.
+  /// The uploaded files of the parts named `name`, in order. A part with no file name and no
+  /// bytes is a file input left empty (browsers send one for it), not a picture: passed over.
   func files(named name: String) -> [(file: UploadedFile, filename: String)] {
     request.parts.compactMap { part in
       guard part.name == name, let file = part.file else { return nil }
+      if file.size == 0 && (part.filename ?? "").isEmpty { return nil }
       return (file, Self.uploadName(part.filename))
     }
   }

@@ -43,7 +43,18 @@ struct Failure: Error, Sendable, Equatable {
       detail = error.description
       return
     }
-    self.init(Self.status(of: error), error.description)
+    switch error {
+    // What is not there, in words for whoever asked over HTTP (the command line's own words
+    // name `catalogue list`); an id that could be none is as missing as one that is not.
+    case .reviewNotFound(let reference), .badReviewReference(let reference):
+      self.init(404, "no review \(reference): it may have been removed, or the address is mistyped")
+    case .imageNotFound(let review, let reference):
+      self.init(404, "review \(review) has no picture \(reference): it may have been removed")
+    case .badImageReference(let reference):
+      self.init(404, "no picture \(reference) in this review: the address is mistyped")
+    default:
+      self.init(Self.status(of: error), error.description)
+    }
     if status == 503 { headers["Retry-After"] = "5" }
   }
 
@@ -76,10 +87,10 @@ struct Failure: Error, Sendable, Equatable {
   /// takes (415), the library busy (503), or the server's own failure (500).
   static func status(of error: CatalogueError) -> Int {
     switch error {
-    case .invalidReview, .badReviewReference, .badImageReference, .invalidQuery, .invalidArgument,
+    case .invalidReview, .invalidQuery, .invalidArgument,
       .unknownCategory, .ambiguousReview, .ambiguousImage, .notText, .textTooLarge:
       return 400
-    case .reviewNotFound, .imageNotFound:
+    case .reviewNotFound, .imageNotFound, .badReviewReference, .badImageReference:
       return 404
     case .imageAlreadyAttached, .duplicatePicture, .reviewExists:
       return 409
