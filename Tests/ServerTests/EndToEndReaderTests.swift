@@ -86,7 +86,7 @@ struct EndToEndReaderTests {
     #expect(page.status == 404)
     #expect(PageText.cardTitles(page.text).isEmpty)
     #expect(page.text.contains(#"href="/?page=2""#), "no way back to the last page")
-    #expect(!page.text.contains("No reviews match."), "51 reviews, and no filter")
+    #expect(!page.text.contains("No review matches"), "51 reviews, and no filter")
     let filtered = try server.request("GET", "/?view=list&category=tv&page=3")
     #expect(filtered.status == 404)
     #expect(filtered.text.contains(#"href="/?category=tv&amp;view=list""#), "the last page of the same filters")
@@ -111,10 +111,32 @@ struct EndToEndReaderTests {
     let page = try server.request("GET", "/?view=list&" + query)
     #expect(page.status == 200, "\(query)")
     #expect(PageText.listTitles(page.text) == titles, "\(query)")
-    if titles.isEmpty { #expect(page.text.contains("<p>No reviews match.</p>"), "\(query)") }
+    if titles.isEmpty {
+      #expect(
+        page.text.contains(
+          #"<p class="empty" role="status">No review matches these filters. Clear them to "#
+            + #"<a href="/?view=list">show every review</a>.</p>"#), "\(query)")
+    }
     // The grid agrees with the list.
     let grid = try server.request("GET", "/?" + query)
     #expect(PageText.cardTitles(grid.text) == titles, "\(query)")
+  }
+
+  /// A search that finds nothing says so once, and offers to clear the search (and the other
+  /// filters, when there are some), keeping the view.
+  @Test func anEmptySearchSaysSoOnceAndOffersToClearIt() throws {
+    let page = try server.request("GET", "/?view=list&q=nothingatall")
+    #expect(page.status == 200)
+    #expect(
+      page.text.contains(
+        #"<p class="empty" role="status">No review matches “nothingatall”. "#
+          + #"<a href="/?view=list">Clear the search</a>.</p>"#))
+    #expect(!page.text.contains(#"<p class="count">"#), "said once")
+    let narrowed = try server.request("GET", "/?q=nothingatall&category=game&sort=relevance")
+    #expect(
+      narrowed.text.contains(
+        #"No review matches “nothingatall”. <a href="/?category=game">Clear the search</a>, "#
+          + #"or <a href="/">show every review</a>.</p>"#))
   }
 
   static let badFilters: [(query: String, reason: String)] = [

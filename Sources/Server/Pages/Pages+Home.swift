@@ -146,14 +146,14 @@ extension Pages {
       return document(title: heading, identity: identity, main: main, status: 404, search: filters.search)
     }
     main.append(#"<div class="toolbar">"#)
-    main.append(#"<p class="count">\#(e(countText(page, pageSize: pageSize)))</p>"#)
+    // With nothing found, the message below says so, once.
+    if page.total > 0 { main.append(#"<p class="count">\#(e(countText(page, pageSize: pageSize)))</p>"#) }
     main.append(
       #"<p class="views">View: "# + viewLink("Grid", .grid, filters) + " · " + viewLink("List", .list, filters) + "</p>"
     )
     main.append("</div>")
     if page.reviews.isEmpty {
-      main.append(
-        page.total == 0 && filters.isUnfiltered ? "<p>No reviews yet.</p>" : "<p>No reviews match.</p>")
+      main.append(nothingFound(filters))
     } else if filters.view == .grid {
       main.append(#"<ul class="cards">"#)
       for summary in page.reviews { main += HTML.cardItem(card(summary), lazy: true) }
@@ -174,6 +174,26 @@ extension Pages {
           original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
           width: image.thumbnailWidth, height: image.thumbnailHeight)
       })
+  }
+
+  /// What an empty page says, once, with the way out: clearing the search, the filters, or
+  /// both.
+  static func nothingFound(_ filters: HomeFilters) -> String {
+    if filters.isUnfiltered { return #"<p class="empty" role="status">No reviews yet.</p>"# }
+    var withoutSearch = filters
+    withoutSearch.search = ""
+    if withoutSearch.order == "relevance" { withoutSearch.order = nil }
+    var unfiltered = withoutSearch
+    unfiltered.category = nil
+    unfiltered.minimumRating = nil
+    unfiltered.favoritesOnly = false
+    let all = #"<a href="\#(e(unfiltered.link(page: 1)))">show every review</a>"#
+    guard !filters.search.isEmpty else {
+      return #"<p class="empty" role="status">No review matches these filters. Clear them to \#(all).</p>"#
+    }
+    let clear = #"<a href="\#(e(withoutSearch.link(page: 1)))">Clear the search</a>"#
+    let more = withoutSearch.isUnfiltered ? "" : #", or \#(all)"#
+    return #"<p class="empty" role="status">No review matches “\#(e(filters.search))”. \#(clear)\#(more).</p>"#
   }
 
   static func countText(_ page: ReviewPage, pageSize: Int) -> String {
