@@ -68,6 +68,23 @@ struct EndToEndReaderTests {
 
   /// A link to a page that is no longer there (reviews were deleted since) is not found, and
   /// says where the last page is.
+  /// Every link of the grid has a name a screen reader can say, or is hidden from it and from
+  /// the tab order: a cover repeats its title's link, and alone it would be an empty name.
+  @Test func everyLinkOfTheGridHasANameOrIsHidden() throws {
+    let page = try server.request("GET", "/")
+    let links: [String] = page.text.components(separatedBy: "<a ").dropFirst().map { String($0) }
+    #expect(links.count > 40)
+    for link in links {
+      let tag = String(link.prefix { $0 != ">" })
+      let afterTag = link.dropFirst(tag.count + 1)
+      let text = afterTag.components(separatedBy: "</a>").first ?? ""
+      let hasText = !text.replacingOccurrences(of: #"<[^>]*>"#, with: "", options: .regularExpression)
+        .trimmingCharacters(in: .whitespaces).isEmpty
+      let hidden = tag.contains(#"aria-hidden="true""#) && tag.contains(#"tabindex="-1""#)
+      #expect(hasText || tag.contains("aria-label=") || hidden, "\(tag)")
+    }
+  }
+
   /// A review's address with an id that could be none is a page that is not there (404), as
   /// one whose review is gone, in words for a reader, not for the command line.
   @Test(arguments: ["/reviews/xyz", "/reviews/zzzzzzzzzzzzzzzz", "/reviews/0123456789abcdef"])

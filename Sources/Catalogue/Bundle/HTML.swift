@@ -201,9 +201,12 @@ public enum HTML {
     let page = escape(card.page)
     var lines = [#"<li class="card">"#]
     if let cover = card.cover {
+      // The cover repeats the title's link for the eye: hidden from screen readers and the
+      // tab order (a link with only a decorative picture in it would have no name), as the
+      // empty frame of a review without pictures is.
       lines.append(
-        #"<a href="\#(page)"><img src="\#(escape(cover.shown))" width="\#(cover.width)" "#
-          + #"height="\#(cover.height)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
+        #"<a href="\#(page)" aria-hidden="true" tabindex="-1"><img src="\#(escape(cover.shown))" "#
+          + #"width="\#(cover.width)" height="\#(cover.height)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
     } else {
       lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
     }
