@@ -85,6 +85,17 @@ struct EndToEndReaderTests {
     }
   }
 
+  /// Every page begins with a link past the bar at the top, to the page's content: the first
+  /// thing the tab key reaches (WCAG's bypass blocks).
+  @Test(arguments: ["/", "/?view=list&q=the", "/sign-in", "/reviews/0123456789abcdef"])
+  func everyPageBeginsWithALinkToItsContent(_ path: String) throws {
+    let page = try server.request("GET", path)
+    let body = try #require(page.text.components(separatedBy: "<body>").last)
+    let first = try #require(body.components(separatedBy: "<a ").dropFirst().first)
+    #expect(first.hasPrefix(##"class="skip" href="#main">Skip to the content</a>"##), "\(path)")
+    #expect(page.text.contains(#"<main id="main" tabindex="-1">"#), "\(path)")
+  }
+
   /// A review's address with an id that could be none is a page that is not there (404), as
   /// one whose review is gone, in words for a reader, not for the command line.
   @Test(arguments: ["/reviews/xyz", "/reviews/zzzzzzzzzzzzzzzz", "/reviews/0123456789abcdef"])

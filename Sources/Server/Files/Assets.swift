@@ -30,6 +30,8 @@ enum Assets {
   }
 
   private static let serverStyle = """
+    .skip { position: absolute; left: -10000px; top: 0.5rem; padding: 0.5rem 0.75rem; background: #fff; color: #222; border: 2px solid #222; z-index: 10; }
+    .skip:focus { left: 0.5rem; }
     .site { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; padding-bottom: 0.75rem; border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
     .site .home { font-weight: 600; font-size: 1.2rem; text-decoration: none; color: #222; }
     .site form.search { flex: 1 1 16rem; display: flex; gap: 0.25rem; }

@@ -30,6 +30,8 @@ enum Pages {
       #"<script src="/assets/\#(Assets.script.name)" defer></script>"#,
       "</head>",
       "<body>",
+      // The first thing a keyboard reaches: past the bar, straight to what the page is for.
+      ##"<a class="skip" href="#main">Skip to the content</a>"##,
       #"<header class="site">"#,
       #"<a class="home" href="/">Reviews</a>"#,
       #"<form class="search" action="/" method="get" role="search">"#
@@ -46,7 +48,7 @@ enum Pages {
     } else {
       lines.append(#"<a href="/sign-in">Sign in</a>"#)
     }
-    lines += ["</nav>", "</header>", "<main>"]
+    lines += ["</nav>", "</header>", #"<main id="main" tabindex="-1">"#]
     lines += main
     lines += ["</main>", "</body>", "</html>", ""]
     var headers = HTTPHeaders()
