@@ -85,6 +85,36 @@ struct EndToEndReaderTests {
     }
   }
 
+  /// Every colour the style sheet gives text reads against its background at 4.5:1 at least
+  /// (WCAG 2.2 AA for body text): the stars and the Cover badge were amber at 2.58:1.
+  @Test func theStyleSheetsTextColoursPassAA() throws {
+    let page = try server.request("GET", "/")
+    let href = try #require(PageText.attributes("href", startingWith: "/assets/style", in: page.text).first)
+    let css = try server.request("GET", href).text
+    func luminance(_ hex: String) -> Double {
+      var digits = Array(hex.dropFirst())
+      if digits.count == 3 { digits = digits.flatMap { [$0, $0] } }
+      let channels = stride(from: 0, to: 6, by: 2).map { Double(Int(String(digits[$0...$0 + 1]), radix: 16)!) / 255 }
+      let linear = channels.map { $0 <= 0.04045 ? $0 / 12.92 : pow(($0 + 0.055) / 1.055, 2.4) }
+      return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    }
+    func value(_ property: String, in rule: String) -> String? {
+      guard let range = rule.range(of: #"(^|[ ;{])\#(property):\s*#[0-9a-fA-F]{3,6}\b"#, options: .regularExpression)
+      else { return nil }
+      return String(rule[range].drop { $0 != "#" })
+    }
+    var checked = 0
+    for rule in css.components(separatedBy: "}") {
+      guard let color = value("color", in: rule) else { continue }
+      let background = value("background", in: rule) ?? "#fff"
+      let (a, b) = (luminance(color), luminance(background))
+      let ratio = (max(a, b) + 0.05) / (min(a, b) + 0.05)
+      #expect(ratio >= 4.5, "\(rule.trimmingCharacters(in: .whitespacesAndNewlines)): \(ratio)")
+      checked += 1
+    }
+    #expect(checked > 10)
+  }
+
   /// Every page begins with a link past the bar at the top, to the page's content: the first
   /// thing the tab key reaches (WCAG's bypass blocks).
   @Test(arguments: ["/", "/?view=list&q=the", "/sign-in", "/reviews/0123456789abcdef"])

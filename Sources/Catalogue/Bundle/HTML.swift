@@ -244,7 +244,7 @@ public enum HTML {
     a { color: #0645ad; }
     h1 { margin-bottom: 0.25rem; }
     .facts, .dates, .count { margin: 0.25rem 0; color: #555; }
-    .stars { color: #c90; letter-spacing: 0.1em; }
+    .stars { color: #946b00; letter-spacing: 0.1em; }
     .category { margin-left: 0.5rem; }
     .favorite { margin-left: 0.5rem; color: #c33; }
     .cover img { max-width: 100%; height: auto; }

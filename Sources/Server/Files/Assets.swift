@@ -66,7 +66,7 @@ enum Assets {
     .editing .gallery li { width: 14rem; }
     .editing .gallery form { display: inline; }
     .editing .gallery .actions { display: flex; flex-wrap: wrap; gap: 0.3rem; margin-top: 0.3rem; }
-    .badge { font-size: 0.8rem; padding: 0 0.4rem; border-radius: 3px; background: #c90; color: #fff; }
+    .badge { font-size: 0.8rem; padding: 0 0.4rem; border-radius: 3px; background: #946b00; color: #fff; }
     .review .actions { margin: 0.5rem 0; display: flex; gap: 0.75rem; }
     .review .pictures .gallery li { max-width: 100%; }
     .download { font-size: 0.9rem; color: #555; }
