@@ -240,7 +240,7 @@ class Browse:
         self.images_loaded(wait_for_images(self.driver, "ul.cards img"), "home as a reader")
         if not cards:
             raise StepFailed("home: no review to open")
-        first = cards[0].find_element(By.CSS_SELECTOR, "h3 a")
+        first = cards[0].find_element(By.CSS_SELECTOR, "h2 a")
         first_title = first.text.strip()
         self.submit(first, lambda: self.path().startswith("/reviews/"), "opening a review from the grid")
         review_path = self.path()
@@ -347,7 +347,7 @@ class Browse:
         # The grid: the new review, its cover thumbnail shown.
         self.submit(self.one("header.site a.home"), lambda: self.path() == "/", "going home")
         cards = [
-            card for card in self.find("ul.cards li.card") if card.find_element(By.CSS_SELECTOR, "h3").text == title
+            card for card in self.find("ul.cards li.card") if card.find_element(By.CSS_SELECTOR, "h2").text == title
         ]
         self.check(len(cards) == 1, "grid: the new review has a card")
         if cards:
@@ -371,7 +371,7 @@ class Browse:
 
         # The review page: both pictures, the HEIC as its JPEG display rendition.
         self.submit(
-            cards[0].find_element(By.CSS_SELECTOR, "h3 a") if cards else self.one("ul.cards h3 a"),
+            cards[0].find_element(By.CSS_SELECTOR, "h2 a") if cards else self.one("ul.cards h2 a"),
             lambda: self.path() == new_path,
             "opening the new review",
         )

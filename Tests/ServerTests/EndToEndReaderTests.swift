@@ -115,6 +115,22 @@ struct EndToEndReaderTests {
     #expect(checked > 10)
   }
 
+  /// Headings go down one level at a time on every page a reader sees, from one `h1`: a screen
+  /// reader's outline has no holes (the grid's cards were `h3` under the page's `h1`).
+  @Test func headingsNeverSkipALevel() throws {
+    let grid = try server.request("GET", "/")
+    let review = try #require(PageText.attributes("href", startingWith: "/reviews/", in: grid.text).first)
+    for path in ["/", "/?view=list", "/?q=nothingatall", "/sign-in", review, "/reviews/0123456789abcdef"] {
+      let page = try server.request("GET", path)
+      let levels = page.text.components(separatedBy: "<h").dropFirst().compactMap { $0.first?.wholeNumberValue }
+      #expect(levels.first == 1, "\(path): \(levels)")
+      #expect(levels.filter { $0 == 1 }.count == 1, "\(path): \(levels)")
+      for (previous, next) in zip(levels, levels.dropFirst()) {
+        #expect(next <= previous + 1, "\(path): \(levels)")
+      }
+    }
+  }
+
   /// Every page begins with a link past the bar at the top, to the page's content: the first
   /// thing the tab key reaches (WCAG's bypass blocks).
   @Test(arguments: ["/", "/?view=list&q=the", "/sign-in", "/reviews/0123456789abcdef"])

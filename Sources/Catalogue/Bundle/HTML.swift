@@ -196,7 +196,9 @@ public enum HTML {
   // MARK: Parts
 
   /// One review as a card: its cover thumbnail (or a blank), title and facts, linking to its page.
-  public static func cardItem(_ card: Card, lazy: Bool = false) -> [String] {
+  /// `heading` is the level of the card's title: one below the heading the cards are under
+  /// (2 under a page's `h1`, 3 under an exported catalogue's category `h2`).
+  public static func cardItem(_ card: Card, lazy: Bool = false, heading: Int = 3) -> [String] {
     let title = escape(card.title)
     let page = escape(card.page)
     var lines = [#"<li class="card">"#]
@@ -210,7 +212,7 @@ public enum HTML {
     } else {
       lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
     }
-    lines.append(#"<h3><a href="\#(page)">\#(title)</a></h3>"#)
+    lines.append(#"<h\#(heading)><a href="\#(page)">\#(title)</a></h\#(heading)>"#)
     lines.append(#"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>")
     lines.append("</li>")
     return lines
@@ -253,7 +255,7 @@ public enum HTML {
     .gallery, .cards, nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1rem; }
     .gallery img, .cards img { max-width: 100%; height: auto; border-radius: 4px; }
     .card { width: 14rem; }
-    .card h3 { font-size: 1rem; margin: 0.5rem 0 0; }
+    .card h2, .card h3 { font-size: 1rem; margin: 0.5rem 0 0; }
     .no-picture { display: block; height: 8rem; background: #eee; border-radius: 4px; }
     """
 

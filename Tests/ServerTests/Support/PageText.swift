@@ -32,9 +32,9 @@ enum PageText {
   /// The titles of the grid's cards, in order.
   static func cardTitles(_ html: String) -> [String] {
     html.split(separator: "\n").compactMap { line -> String? in
-      guard line.hasPrefix("<h3><a href=\"/reviews/"), let open = line.firstIndex(of: ">"),
+      guard line.hasPrefix("<h2><a href=\"/reviews/"), let open = line.firstIndex(of: ">"),
         let text = line[line.index(after: open)...].firstIndex(of: ">"),
-        let close = line.range(of: "</a></h3>")
+        let close = line.range(of: "</a></h2>")
       else { return nil }
       return unescape(String(line[line.index(after: text)..<close.lowerBound]))
     }
