@@ -326,7 +326,12 @@ enum Commands {
         (exit status 1 then). The first picture becomes the cover of a review that has none. Ctrl-C \
         stops the import cleanly: nothing is attached and the files it wrote go again.
         """,
-      options: [.init("cover", value: "FILE", help: "make this file's picture the cover")],
+      options: [
+        .init(
+          "cover", value: "FILE",
+          help:
+            "make this file's picture the cover (one of the pictures given, named any way: relative, absolute, a link)")
+      ],
       positionals: 2...Int.max,
       examples: [
         "catalogue attach 3f2a poster.jpg still.png",

@@ -76,8 +76,9 @@ extension Commands {
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
         lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
         touches an original a record refers to. What it cannot repair it names, with what to do. \
-        A database that cannot be read is reported as a finding; check never changes a library \
-        unless --repair is given.
+        A damaged database is reported first, and --repair repairs it (keeping a copy in lost+found/) before \
+        anything seen through it. Files are matched against the records once running imports have linked \
+        what they wrote: check waits for them. It never changes a library unless --repair is given.
         """,
       options: [
         .init("quick", help: "check only that files exist with the right sizes"),

@@ -10,26 +10,6 @@ enum Terminal {
   static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
   static let standardOutputIsTerminal = isatty(STDOUT_FILENO) == 1
 
-  /// `text` with every control character but newline and tab written out as `\xHH` (or
-  /// `\u{HHHH}`), as `git` and `ls` neutralise names: what a terminal would act on is shown.
-  static func visible(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isHidden) else { return text }
-    var result = ""
-    for scalar in text.unicodeScalars {
-      if isHidden(scalar) {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        result += scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{\(hex)}"
-      } else {
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
-  }
-
-  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
-  }
-
   /// Writes `text` and a newline to standard output.
   ///
   /// A reader that stops early (`catalogue list | head -1`) closes the pipe: the output ends
@@ -40,7 +20,7 @@ enum Terminal {
   /// On a terminal, control characters in the text (a review's body may hold an escape
   /// sequence from before they were refused) are shown as `\x1B`, never sent raw.
   static func print(_ text: String) {
-    let shown = standardOutputIsTerminal ? visible(text) : text
+    let shown = standardOutputIsTerminal ? Shown.terminal(text) : text
     guard let code = write(STDOUT_FILENO, shown + "\n") else { return }
     if code == EPIPE { exit(0) }
     _ = write(STDERR_FILENO, "error: cannot write to standard output: \(String(cString: strerror(code)))\n")

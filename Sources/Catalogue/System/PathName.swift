@@ -76,11 +76,35 @@ public enum PathName {
 /// are not UTF-8 are written out (`\n`, `\x1B`, `\u{202E}`, `\xE9`), the way `git` and `ls`
 /// neutralise names, so that nothing in a name acts on the terminal or reorders the line.
 public enum Shown {
-  public static func path(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isHidden) else { return text }
+  public static func path(_ text: String) -> String { writtenOut(text, where: isHidden) }
+
+  /// `text` with only the bytes that are not UTF-8 written out (`\xE9`): for JSON, which
+  /// escapes control characters its own way but can carry no such byte.
+  public static func bytes(_ text: String) -> String {
+    writtenOut(text) { PathName.escapedBytes.contains($0.value) }
+  }
+
+  /// `text` as ``path(_:)`` shows it, keeping its line breaks: for text of several lines.
+  public static func lines(_ text: String) -> String { writtenOut(text) { $0 != "\n" && isHidden($0) } }
+
+  /// `text` for a terminal's standard output: a review's own text, whose line breaks, tabs and
+  /// direction marks are its writer's, with only what would act on the terminal written out
+  /// (control characters, as an escape sequence from before they were refused) and the bytes
+  /// that are not UTF-8.
+  public static func terminal(_ text: String) -> String {
+    writtenOut(text) {
+      $0 != "\n" && $0 != "\t"
+        && ($0.properties.generalCategory == .control || PathName.escapedBytes.contains($0.value))
+    }
+  }
+
+  /// `text` with each scalar `hidden` says so of written out: `\n`, `\t`, `\r`, a byte that
+  /// is not UTF-8 or a scalar below U+0100 as `\xHH`, any other as `\u{HHHH}`.
+  private static func writtenOut(_ text: String, where hidden: (Unicode.Scalar) -> Bool) -> String {
+    guard text.unicodeScalars.contains(where: hidden) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {
-      guard isHidden(scalar) else {
+      guard hidden(scalar) else {
         result.unicodeScalars.append(scalar)
         continue
       }
@@ -99,28 +123,6 @@ public enum Shown {
       }
     }
     return result
-  }
-
-  /// `text` with only the bytes that are not UTF-8 written out (`\xE9`): for JSON, which
-  /// escapes control characters its own way but can carry no such byte.
-  public static func bytes(_ text: String) -> String {
-    guard PathName.carriesBytes(text) else { return text }
-    var result = ""
-    for scalar in text.unicodeScalars {
-      if PathName.escapedBytes.contains(scalar.value) {
-        result += "\\x" + hex(scalar.value - 0xF700, digits: 2)
-      } else {
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
-  }
-
-  /// `text` as ``path(_:)`` shows it, keeping its line breaks: for text of several lines.
-  public static func lines(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isHidden) else { return text }
-    return text.split(separator: "\n", omittingEmptySubsequences: false).map { path(String($0)) }
-      .joined(separator: "\n")
   }
 
   static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
