@@ -97,23 +97,14 @@ enum PNGChunks {
     private(set) var reachedImageData = false
     /// Whether the walk has ended: at IEND, or at a chunk it cannot walk past.
     private(set) var stopped = false
-    private var found = Found()
+    /// What the walk found beyond the IHDR, in a summary whose IHDR fields ``summary(of:atEnd:)``
+    /// fills in.
+    private var found = Summary(width: 0, height: 0, bitDepth: 0, colorType: 0, interlaced: false)
     /// The signature's bytes still to pass over.
     private var signature = PNGChunks.signatureLength
     /// The next chunk's length and type, or its CRC, as far as read.
     private var pending: [UInt8] = []
     private var chunk: Chunk?
-
-    /// What the walk found, beyond the IHDR.
-    private struct Found {
-      var hasTransparencyChunk = false
-      var orientation = Orientation.up
-      var iccp: [UInt8]?
-      var sRGBIntent: Int?
-      var gamma: Double?
-      var chromaticities: ColorDescription.Chromaticities?
-      var reachedEnd = false
-    }
 
     private struct Chunk {
       var type: String
@@ -156,14 +147,12 @@ enum PNGChunks {
 
     /// `ihdr` with what the walk found; `atEnd`: the file ends where the bytes given so far do.
     func summary(of ihdr: Summary, atEnd: Bool) -> Summary {
-      var summary = ihdr
-      summary.hasTransparencyChunk = found.hasTransparencyChunk
-      summary.orientation = found.orientation
-      summary.iccp = found.iccp
-      summary.sRGBIntent = found.sRGBIntent
-      summary.gamma = found.gamma
-      summary.chromaticities = found.chromaticities
-      summary.reachedEnd = found.reachedEnd
+      var summary = found
+      summary.width = ihdr.width
+      summary.height = ihdr.height
+      summary.bitDepth = ihdr.bitDepth
+      summary.colorType = ihdr.colorType
+      summary.interlaced = ihdr.interlaced
       summary.knowsChunksBeforeImageData = reachedImageData || stopped || atEnd
       return summary
     }
