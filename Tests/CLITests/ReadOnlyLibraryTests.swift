@@ -130,11 +130,7 @@ struct ReadOnlyLibraryTests {
     try mounts.tmpfs(at: disk, size: "4m")
     let library = disk + "/Library"
     try Self.sample(at: library)
-    // Every byte taken.
-    _ = FileManager.default.createFile(atPath: disk + "/filler", contents: nil)
-    let filler = try FileHandle(forWritingTo: URL(fileURLWithPath: disk + "/filler"))
-    while (try? filler.write(contentsOf: Data(count: 64 << 10))) != nil {}
-    try? filler.close()
+    try mounts.fill(disk)  // every byte taken
     try Self.readsWorkAndWritesAreRefused(
       cli, library: library, original: library,
       refusal: "the disk holding \(library) is full: free some space and try again (nothing was changed)")
@@ -170,15 +166,7 @@ struct ReadOnlyLibraryTests {
     // Opened once, so that the log and its index are made while there is room.
     #expect(try cli.run(["--library", library, "list"]).status == 0)
     // Room for the database's own needs, not for a 75 KB picture and its thumbnail.
-    let filler = disk + "/filler"
-    _ = FileManager.default.createFile(atPath: filler, contents: nil)
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
-    while let free = try FileManager.default.attributesOfFileSystem(forPath: disk)[.systemFreeSize] as? Int,
-      free > 48 << 10
-    {
-      try handle.write(contentsOf: Data(count: min(64 << 10, free - (40 << 10))))
-    }
-    try handle.close()
+    try mounts.fill(disk, leaving: 40 << 10)
     let before = try Self.snapshot(library)
     let attached = try cli.run(["--library", library, "attach", "8642", Fixture.image("large-1600x1200.jpg")])
     #expect(attached.status == 1)
@@ -187,7 +175,7 @@ struct ReadOnlyLibraryTests {
         == "error: the disk holding \(library) is full: free some space and try again (nothing was changed)\n",
       "\(attached.error)")
     #expect(try Self.snapshot(library) == before)
-    try FileManager.default.removeItem(atPath: filler)
+    try FileManager.default.removeItem(atPath: disk + "/filler")
     #expect(try cli.run(["--library", library, "check"]).status == 0)
   }
 }

@@ -132,9 +132,7 @@ struct SmallThingsTests {
     let disk = cli.folder.file("disk")
     try mounts.tmpfs(at: disk, size: "1m")
     // All but 16 KB taken: the bundle's folder is made, its picture does not fit.
-    let filler = disk + "/filler"
-    let filled = try cli.run(["if=/dev/zero", "of=\(filler)", "bs=1024", "count=1008"], executable: "/bin/dd")
-    try #require(filled.status == 0, "\(filled.error)")
+    try mounts.fill(disk, leaving: 16 << 10)
     let target = disk + "/Export"
     let result = try cli("export", id, "--to", target)
     #expect(result.status == 1)

@@ -94,6 +94,24 @@ public final class Mounts {
     try run(["/bin/mount", "-o", "remount,ro,bind", path])
   }
 
+  /// Takes all but about `room` bytes of the disk holding `folder`, with one file of zeros
+  /// in it (`filler`): what is left for the command under test.
+  public func fill(_ folder: String, leaving room: Int = 0) throws {
+    let path = folder + "/filler"
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    while let free = try FileManager.default.attributesOfFileSystem(forPath: folder)[.systemFreeSize] as? Int,
+      free > room
+    {
+      do {
+        try handle.write(contentsOf: Data(count: min(64 << 10, max(4096, free - room))))
+      } catch {
+        return  // full
+      }
+    }
+  }
+
   public func unmountAll() {
     for point in points.reversed() { try? run(["/bin/umount", point]) }
     points = []
