@@ -261,6 +261,18 @@ struct CheckTests {
     #expect(try Library(opening: test.path).thumbnailSpec.name == "64-square-q85")
   }
 
+  /// An import that made its thumbnails before a rebuild switched the spec (another process,
+  /// which read the spec when it opened the library) leaves no thumbnail of the old spec.
+  @Test func anImportThatMissedARebuildLeavesNoOldThumbnail() throws {
+    let (test, reviews) = try Self.healthy()
+    let importer = try Library(opening: test.path)
+    _ = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 72))
+    _ = try importer.attach(files: [Fixture.image("baseline.jpg")], to: reviews[0].id)
+    let thumbnails = try test.library.files.files(under: LibraryLayout.thumbnails)
+    #expect(thumbnails.count == 4 && thumbnails.allSatisfy { $0.contains("-72-fit-") }, "\(thumbnails)")
+    #expect(try test.library.check().isHealthy)
+  }
+
   @Test func aChangedSpecMakesThumbnailsStale() throws {
     let (test, _) = try Self.healthy()
     try test.library.setThumbnailSpec(ThumbnailSpec(longestEdge: 128))

@@ -197,7 +197,9 @@ extension Library {
   /// Adds the image record, unless the picture is in the library already (inside the caller's
   /// write transaction). A thumbnail made for a spec that a rebuild has switched from since the
   /// picture was prepared is made again, for the spec in force, before the record names it:
-  /// the rebuild did not see this picture, and nothing else would make its thumbnail.
+  /// the rebuild did not see this picture, and nothing else would make its thumbnail. The
+  /// thumbnail of the old spec goes: no record can refer to it, and the rebuild's sweep may
+  /// have looked before it was written.
   func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
     var image = image
     let spec = thumbnailSpec
@@ -207,6 +209,8 @@ extension Library {
       let (thumbnail, path) = try Self.makeThumbnail(
         of: ImageRecord(image), spec: spec, options: decodeOptions, store: files)
       try files.write(thumbnail.bytes, to: path)
+      // Derived data: when it cannot go, `check` reports it and `check --repair` deletes it.
+      try? files.remove(image.thumbnail)
       image.thumbnailFormat = thumbnail.format
       image.thumbnailWidth = thumbnail.width
       image.thumbnailHeight = thumbnail.height
