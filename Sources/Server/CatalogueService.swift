@@ -38,6 +38,8 @@ public final class CatalogueService: HTTPService {
   let pages: PageCache
   let signInGuard = SignInGuard()
   let signInTokens = SignInTokens()
+  /// New-review forms already sent, and forms kept for reviewers whose session ended.
+  let forms: FormMemory
 
   /// The library folder.
   public var libraryPath: String { pool.path }
@@ -59,6 +61,7 @@ public final class CatalogueService: HTTPService {
       throw .io(operation: .open, path: pool.path, code: error.code)
     }
     self.router = Router(routes: Routes.all)
+    self.forms = FormMemory(folder: options.uploadFolder)
   }
 
   // MARK: HTTPService
@@ -154,7 +157,7 @@ public final class CatalogueService: HTTPService {
     let head = request.head
     var identity: Identity?
     do throws(Failure) {
-      let form = route.body == .form || route.body == .upload ? FormFields(request) : FormFields()
+      let form = form(of: request, route: route)
       if !route.isFile {
         identity = try authenticate(head)
         try authorize(route, head: head, form: form, identity: identity)
@@ -162,7 +165,10 @@ public final class CatalogueService: HTTPService {
       let exchange = Exchange(request: request, captures: captures, identity: identity, service: self, form: form)
       // What anyone may see is kept until the library changes; a request with credentials is
       // never answered from it, nor kept.
-      let cacheable = route.isCacheable && Self.credentials(in: head) == nil && options.pageCacheBytes > 0
+      // Nor is a page that says what a change did (a notice is for one browser, once).
+      let notice = head.cookies[CookieName.notice]
+      let cacheable =
+        route.isCacheable && Self.credentials(in: head) == nil && notice == nil && options.pageCacheBytes > 0
       var generation: UInt64 = 0
       if cacheable {
         try lookForChanges()
@@ -177,14 +183,36 @@ public final class CatalogueService: HTTPService {
       }
       var response = try route.handler(exchange)
       if cacheable && response.status == 200 { pages.keep(response, for: head.target, generation: generation) }
+      if notice != nil && route.method == "GET" && response.headers["Content-Type"]?.hasPrefix("text/html") == true {
+        // Said once: the page that shows it deletes it, and is kept by no cache.
+        response.headers.add("Set-Cookie", Cookie.expired(CookieName.notice, secure: isSecure(head)))
+        response.headers.set("Cache-Control", "no-store")
+      }
       if case .session(let grant, renewed: true)? = identity?.credential {
         response.headers.add(
           "Set-Cookie", Cookie.session(grant, policy: options.sessionPolicy, secure: isSecure(head), now: Date()))
       }
       return finish(response, head: head, signedIn: identity != nil)
     } catch {
+      // A review's form that came too late for its session, or from a page older than the
+      // reviewer's last sign-in: what was typed is kept, and comes back to the form (after a
+      // sign-in when the session has ended).
+      if route.keepsForm && (error.status == 401 || error.formOutOfDate), comesFromOwnPage(head),
+        let kept = forms.keep(
+          ReviewForm(form(of: request, route: route)), path: head.path,
+          reason: error.status == 401 ? .signedOut : .outOfDate)
+      {
+        let page = head.path + "?kept=" + kept
+        let response = error.status == 401 ? signInFirst(head, next: page) : Pages.redirect(to: page)
+        return finish(response, head: head, signedIn: identity != nil)
+      }
       return finish(answer(error, route: route, head: head, identity: identity), head: head, signedIn: identity != nil)
     }
+  }
+
+  /// The form fields of `request`, for a route that takes a form.
+  private func form(of request: HTTPRequest, route: Route) -> FormFields {
+    route.body == .form || route.body == .upload ? FormFields(request) : FormFields()
   }
 
   /// The answer to a failure: JSON for the API; for pages, the sign-in page when signing in is
@@ -192,18 +220,24 @@ public final class CatalogueService: HTTPService {
   func answer(_ failure: Failure, route: Route, head: HTTPRequestHead, identity: Identity?) -> HTTPResponse {
     if route.isAPI { return Self.json(failure) }
     if failure.status == 401 {
-      let expired = head.cookies[CookieName.session] != nil
       // Back to where the reader was: the page itself for a GET, the page a form was on for a
       // POST (its Referer, when it is ours), so that a session that ran out costs one sign-in.
       var next = head.method == "GET" || head.method == "HEAD" ? head.target : "/"
       if head.method == "POST", let referer = head.headers["Referer"], let local = Self.localPath(ofURL: referer) {
         next = local
       }
-      var response = Pages.redirect(to: "/sign-in?next=\(Pages.percentEncode(next))\(expired ? "&expired=1" : "")")
-      if expired { response.headers.add("Set-Cookie", Cookie.expired(CookieName.session, secure: isSecure(head))) }
-      return response
+      return signInFirst(head, next: next)
     }
     return Pages.error(failure, identity: identity)
+  }
+
+  /// To the sign-in page, and to `next` after it; an ended session's cookie is deleted, and
+  /// the page says that it ended.
+  func signInFirst(_ head: HTTPRequestHead, next: String) -> HTTPResponse {
+    let expired = head.cookies[CookieName.session] != nil
+    var response = Pages.redirect(to: "/sign-in?next=\(Pages.percentEncode(next))\(expired ? "&expired=1" : "")")
+    if expired { response.headers.add("Set-Cookie", Cookie.expired(CookieName.session, secure: isSecure(head))) }
+    return response
   }
 
   /// Security headers on every answer, whoever made it: a route, the catch-all 404 and 405, an
@@ -289,11 +323,13 @@ public final class CatalogueService: HTTPService {
     try checkSameOrigin(head)
     let given = route.isAPI ? head.headers[CSRF.header] : (head.headers[CSRF.header] ?? form[CSRF.field])
     guard CSRF.matches(given, expected) else {
-      throw Failure(
+      var failure = Failure(
         403,
         route.isAPI
           ? "a write with a session cookie needs the session's CSRF token in the \(CSRF.header) header (POST /api/session and GET /api/session give it)"
           : "this form is out of date (it does not carry your session's token): reload the page and try again")
+      failure.formOutOfDate = !route.isAPI
+      throw failure
     }
   }
 
@@ -308,6 +344,15 @@ public final class CatalogueService: HTTPService {
         throw Failure(403, "a write from another site (\(origin)) is refused")
       }
     }
+  }
+
+  /// Whether the browser says the request comes from a page of this site (`Sec-Fetch-Site`,
+  /// or an `Origin` that is this site's): only such a form is kept when it cannot be saved, so
+  /// that no other site can fill a reviewer's form for them to save.
+  func comesFromOwnPage(_ head: HTTPRequestHead) -> Bool {
+    if let site = head.headers["Sec-Fetch-Site"] { return site == "same-origin" }
+    guard let origin = head.headers["Origin"], let host = head.headers["Host"] else { return false }
+    return origin.lowercased() == ((isSecure(head) ? "https://" : "http://") + host).lowercased()
   }
 
   /// Whether the request came over HTTPS (through a proxy we trust to say so).

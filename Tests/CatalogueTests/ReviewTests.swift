@@ -63,6 +63,36 @@ struct ReviewTests {
     #expect(try test.library.review(original.id).rating == 2)
   }
 
+  /// An edit carries the version it was made from: one made from a review changed since is
+  /// refused, whatever it changes, and the change made meanwhile stays.
+  @Test func anEditFromAnOlderVersionIsRefused() throws {
+    let test = try TestLibrary()
+    let review = try test.library.create(draft("Arrival", body: "Heptapods."))
+    let seen = review.version
+    #expect(seen.count == 16)
+    // The same fields, the same version; any field changed, another.
+    #expect(try test.library.review(review.id).version == seen)
+    let other = try Library(opening: test.path)
+    try other.update(review.id, changes: ReviewChanges(body: "Heptapods write in circles."), from: seen)
+    #expect(try test.library.review(review.id).version != seen)
+    #expect(throws: CatalogueError.reviewChanged(id: review.id, title: "Arrival", by: nil)) {
+      try test.library.update(review.id, changes: ReviewChanges(title: "Arrival (2016)"), from: seen)
+    }
+    // Sent back as it was seen (CRLF as a browser sends a textarea): nothing of the editor's.
+    try test.library.update(
+      review.id, changes: ReviewChanges(title: "Arrival\r\n", body: "Heptapods.\r\n"), from: seen)
+    var now = try test.library.review(review.id)
+    #expect(now.title == "Arrival" && now.body == "Heptapods write in circles.")
+    // From the version in force, the edit is made.
+    try test.library.update(review.id, changes: ReviewChanges(title: "Arrival (2016)"), from: now.version)
+    now = try test.library.review(review.id)
+    #expect(now.title == "Arrival (2016)")
+    #expect(
+      String(describing: CatalogueError.reviewChanged(id: "ab", title: "T", by: "bo"))
+        == "review ab (“T”) was changed by bo since this edit began: nothing was saved; look at it again and make the change anew"
+    )
+  }
+
   @Test func deleteRemovesTheRecord() throws {
     let test = try TestLibrary()
     let review = try test.library.create(draft())

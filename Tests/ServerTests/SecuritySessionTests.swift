@@ -181,7 +181,7 @@ struct SecuritySessionTests {
 
     let signedOut = try browser.post("/sign-out")
     #expect(signedOut.status == 303)
-    #expect(signedOut.headers["Location"] == "/?done=signed-out")
+    #expect(signedOut.headers["Location"] == "/")
     #expect(signedOut.setCookie(Self.session)?.contains("Max-Age=0") == true)
     #expect(browser.cookies[Self.session] == nil)
 

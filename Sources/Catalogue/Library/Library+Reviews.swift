@@ -132,9 +132,13 @@ extension Library {
   /// transaction, so that a change another command made between a reader's look and this
   /// write is never lost. The result is validated as ``create(_:now:)`` validates a draft.
   /// Changes that change nothing leave the review (and its updated time) as it was.
+  ///
+  /// With `version` (``Review/version`` as the editor saw it), a review changed since is not
+  /// written over: ``CatalogueError/reviewChanged(id:title:by:)``, unless the changes leave it
+  /// as it is now.
   @discardableResult
-  public func update(_ reference: String, changes: ReviewChanges, now: Date = Date()) throws(CatalogueError)
-    -> Review
+  public func update(_ reference: String, changes: ReviewChanges, from version: String? = nil, now: Date = Date())
+    throws(CatalogueError) -> Review
   {
     let id = try write { () throws(CatalogueError) -> String in
       let id = try resolve(reference)
@@ -143,7 +147,16 @@ extension Library {
         title: row.title, body: row.body, rating: row.rating, category: row.category, favorite: row.favorite)
       let changed = changes.applied(to: current)
       guard changed != current else { return id }
-      try records.updateReview(id: id, try changed.validated(), updated: now, author: author)
+      let fields = try changed.validated()
+      let result = ReviewDraft(fields)
+      guard result != current else { return id }
+      if let version, version != current.version {
+        // The fields as the editor saw them, sent back as they were: nothing of the editor's
+        // to save, and the change made meanwhile stays.
+        if result.version == version { return id }
+        throw .reviewChanged(id: id, title: row.title, by: row.updatedBy)
+      }
+      try records.updateReview(id: id, fields, updated: now, author: author)
       return id
     }
     return try review(id)

@@ -23,6 +23,9 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   /// The review's fields are invalid; every problem is listed.
   case invalidReview([String])
   case reviewNotFound(String)
+  /// An edit made from review `id` as it was at another version: it was changed meanwhile
+  /// (by `by`, or from the command line when `nil`), and the edit was not made over it.
+  case reviewChanged(id: String, title: String, by: String?)
   case ambiguousReview(prefix: String, candidates: [String])
   /// A review reference that cannot be an id (ids are hexadecimal).
   case badReviewReference(String)
@@ -135,6 +138,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "invalid review: " + problems.joined(separator: "; ")
     case .reviewNotFound(let reference):
       return "no review \(reference): `catalogue list` shows the ids"
+    case .reviewChanged(let id, let title, let by):
+      return
+        "review \(id) (“\(title)”) was changed\(by.map { " by \($0)" } ?? "") since this edit began: "
+        + "nothing was saved; look at it again and make the change anew"
     case .ambiguousReview(let prefix, let candidates):
       return "review id \(prefix) is ambiguous: it starts \(candidates.joined(separator: ", ")); give more digits"
     case .badReviewReference(let reference):

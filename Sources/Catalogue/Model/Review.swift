@@ -40,6 +40,11 @@ public struct Review: Sendable, Equatable, Identifiable {
 
   /// The cover image, if the review has images.
   public var cover: ReviewImage? { images.first { $0.isCover } ?? images.first }
+
+  /// The version of the review's text: see ``ReviewDraft/version``.
+  public var version: String {
+    ReviewDraft(title: title, body: body, rating: rating, category: category.rawValue, favorite: favorite).version
+  }
 }
 
 /// A partial edit: the fields to change, each `nil` to keep (what `PATCH` and `catalogue edit`
@@ -102,6 +107,26 @@ public struct ReviewDraft: Sendable, Equatable {
     self.rating = rating
     self.category = category
     self.favorite = favorite
+  }
+
+  /// The draft of validated fields (the category as its label).
+  public init(_ fields: ReviewFields) {
+    self.init(
+      title: fields.title, body: fields.body, rating: fields.rating, category: fields.category.rawValue,
+      favorite: fields.favorite)
+  }
+
+  /// A name for these fields as they stand (16 hexadecimal digits of a SHA-256 of them): any
+  /// change to the title, the body, the stars, the category or the favourite mark changes it.
+  /// An edit carries the version it was made from (a form, an `If-Match`), so that one made
+  /// from a page that another change has overtaken is refused rather than saved over it.
+  public var version: String {
+    var bytes: [UInt8] = []
+    for field in [title, body, String(rating), category, favorite ? "1" : "0"] {
+      // Each field behind its length: no two sets of fields give the same bytes.
+      bytes += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
+    }
+    return String(SHA256.hex(bytes).prefix(16))
   }
 
   public static let maximumTitleLength = 300

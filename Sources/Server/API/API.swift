@@ -48,7 +48,17 @@ enum API {
   @Sendable static func show(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
     let review = try exchange.library { (library) throws(CatalogueError) in try library.review(reference) }
-    return try json(JSONShape.Review(review, urls: Files.urls))
+    var response = try json(JSONShape.Review(review, urls: Files.urls))
+    response.headers.set("ETag", #""\#(review.version)""#)
+    return response
+  }
+
+  /// The version an `If-Match` header names (a strong or weak entity tag), or nil for none or
+  /// `*` (any version).
+  static func expectedVersion(_ head: HTTPRequestHead) -> String? {
+    guard var tag = head.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), tag != "*" else { return nil }
+    if tag.hasPrefix("W/") { tag.removeFirst(2) }
+    return tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
   }
 
   // MARK: Writing
@@ -87,14 +97,23 @@ enum API {
     }
     let newCategory = try bool(object, "newCategory") ?? false
     let reference = exchange.capture("id")
-    let review = try exchange.library { (library) throws(CatalogueError) in
-      if let category = changes.category, !newCategory {
-        let current = try library.review(reference)
-        if category != current.category.rawValue { try library.checkNewCategory(category) }
+    // With `If-Match` (the `ETag` a GET gave), an edit of a review changed since is refused.
+    let version = expectedVersion(exchange.head)
+    let review: Review
+    do {
+      review = try exchange.library { (library) throws(CatalogueError) in
+        if let category = changes.category, !newCategory {
+          let current = try library.review(reference)
+          if category != current.category.rawValue { try library.checkNewCategory(category) }
+        }
+        return try library.update(reference, changes: changes, from: version)
       }
-      return try library.update(reference, changes: changes)
+    } catch  where error.status == 409 && version != nil {
+      throw Failure(412, error.message + " (its ETag has changed: GET it again)")
     }
-    return try json(JSONShape.Review(review, urls: Files.urls))
+    var response = try json(JSONShape.Review(review, urls: Files.urls))
+    response.headers.set("ETag", #""\#(review.version)""#)
+    return response
   }
 
   /// `DELETE /api/reviews/ID`: `{"removed": review}`, as `catalogue remove --json` prints.

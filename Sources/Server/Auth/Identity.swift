@@ -28,6 +28,8 @@ enum CookieName {
   static let session = "catalogue_session"
   /// The sign-in form's own CSRF token, before there is a session (login CSRF).
   static let signIn = "catalogue_signin"
+  /// What the page after a change says once (see ``Notice``).
+  static let notice = "catalogue_notice"
 }
 
 /// Cross-site request forgery tokens.

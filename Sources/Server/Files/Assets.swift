@@ -70,6 +70,11 @@ enum Assets {
     .review .actions { margin: 0.5rem 0; display: flex; gap: 0.75rem; }
     .review .pictures .gallery li { max-width: 100%; }
     .download { font-size: 0.9rem; color: #555; }
+    .versions { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem; margin: 1rem 0; }
+    .version dt { font-weight: 600; margin-top: 0.5rem; }
+    .version dd { margin: 0.2rem 0 0; overflow-wrap: anywhere; }
+    .version pre.body-text { white-space: pre-wrap; font: inherit; margin: 0; }
+    .differs { color: #b00; font-weight: 600; }
     """
 
   private static let scriptText = """
@@ -82,5 +87,19 @@ enum Assets {
       var form = event.target.form;
       if (form && form.classList.contains("filters")) form.submit();
     });
+    // What is typed in a review's form and not saved yet: leaving the page (a picture's
+    // button, a link) asks first.
+    (function () {
+      var editor = document.querySelector("form.editor");
+      if (!editor) return;
+      var typed = false;
+      editor.addEventListener("input", function () { typed = true; });
+      editor.addEventListener("submit", function () { typed = false; });
+      window.addEventListener("beforeunload", function (event) {
+        if (!typed) return;
+        event.preventDefault();
+        event.returnValue = "";
+      });
+    })();
     """
 }

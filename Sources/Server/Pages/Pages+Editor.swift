@@ -3,14 +3,22 @@ import Foundation
 import HTTP
 import ImagePipeline
 
-/// The fields of the review form, as typed (kept when the form comes back with problems).
-struct ReviewForm: Sendable {
+/// The fields of the review form, as typed (kept when the form comes back with problems), and
+/// what the form carries besides: the version of the review it was opened on, a new review's
+/// token, the id of the kept form it came back from.
+struct ReviewForm: Sendable, Codable {
   var title = ""
   var body = ""
   var rating = "3"
   var category = "movie"
   var favorite = false
   var newCategory = false
+  /// The ``Review/version`` the form was opened on (an edit).
+  var version: String?
+  /// The form's own token (a new review): sent twice, it adds one review.
+  var token: String?
+  /// The kept form (see ``FormMemory``) this one was filled from.
+  var kept: String?
 
   init() {}
 
@@ -20,6 +28,7 @@ struct ReviewForm: Sendable {
     rating = String(review.rating)
     category = review.category.rawValue
     favorite = review.favorite
+    version = review.version
   }
 
   init(_ fields: FormFields) {
@@ -29,6 +38,31 @@ struct ReviewForm: Sendable {
     category = (fields["category"] ?? "").trimmingCharacters(in: .whitespaces)
     favorite = fields.has("favorite")
     newCategory = fields.has("new-category")
+    version = fields["version"].flatMap { $0.isEmpty ? nil : $0 }
+    token = fields["token"].flatMap { FormMemory.isToken($0) ? $0 : nil }
+    kept = fields["kept"].flatMap { FormMemory.isToken($0) ? $0 : nil }
+  }
+
+  /// The hidden fields that carry the version, the token and the kept form's id.
+  var hiddenFields: String {
+    [("version", version), ("token", token), ("kept", kept)].compactMap { name, value in
+      value.map { Pages.hidden(name, $0) }
+    }.joined()
+  }
+
+  /// The fields of the form that `error` finds fault with ("title", "rating", "category",
+  /// "body"), in the form's order.
+  static func faulty(_ error: CatalogueError) -> [String] {
+    let order = ["title", "rating", "category", "body"]
+    switch error {
+    case .invalidReview(let problems):
+      let named = Set(problems.compactMap { problem in order.first { problem.hasPrefix($0) } })
+      return order.filter(named.contains)
+    case .unknownCategory:
+      return ["category"]
+    default:
+      return []
+    }
   }
 
   /// The draft, or the problem with the rating (the library reports the others).
@@ -43,15 +77,41 @@ struct ReviewForm: Sendable {
 extension Pages {
   // MARK: New review
 
-  /// `GET /new`: an empty review form, pictures included.
+  /// `GET /new`: an empty review form, pictures included, with a token of its own; or, with
+  /// `kept`, the form as it was typed before its session ended.
   @Sendable static func newReviewForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
-    return newReviewPage(exchange, form: ReviewForm(), categories: categories, problems: [], status: 200)
+    var form = ReviewForm()
+    var notices: [String] = []
+    if let (kept, id) = keptForm(exchange) {
+      form = kept.form
+      form.kept = id
+      notices = keptNotice(kept, pictures: true)
+    }
+    if form.token == nil { form.token = Secrets.make() }
+    return newReviewPage(exchange, form: form, categories: categories, notices: notices, problems: [], status: 200)
   }
 
   /// `POST /new`: adds the review with its pictures, all or nothing, as `catalogue add` does.
+  /// A form sent again (Back, then Add; a double click) adds no second review: the second
+  /// sending waits for the first and is led to the review it added.
   @Sendable static func createReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let form = ReviewForm(exchange.form)
+    let forms = exchange.service.forms
+    if let token = form.token {
+      switch forms.claim(token) {
+      case .claimed:
+        break
+      case .made(let review):
+        return redirect(
+          to: reviewPath(review), notice: Notice(said: "This review was added already: its form was sent twice."),
+          exchange)
+      case .busy:
+        throw Failure(503, "this review is still being added from the first sending of its form: wait, then reload")
+      }
+    }
+    var made: String?
+    defer { if let token = form.token { forms.finish(token, review: made) } }
     let uploads = exchange.files(named: "file")
     let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
       do throws(CatalogueError) {
@@ -68,22 +128,27 @@ extension Pages {
     }
     switch outcome {
     case .success(let review):
-      return redirect(to: reviewPath(review.id) + "?done=created")
+      made = review.id
+      if let kept = form.kept { forms.forget(kept) }
+      return redirect(to: reviewPath(review.id), notice: Notice(said: "Review added."), exchange)
     case .failure(let error):
       let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
       return newReviewPage(
-        exchange, form: form, categories: categories, problems: messages(of: error), status: Failure.status(of: error))
+        exchange, form: form, categories: categories, problems: messages(of: error), faulty: ReviewForm.faulty(error),
+        status: Failure.status(of: error))
     }
   }
 
   static func newReviewPage(
-    _ exchange: Exchange, form: ReviewForm, categories: [Category], problems messages: [String], status: Int
+    _ exchange: Exchange, form: ReviewForm, categories: [Category], notices: [String] = [],
+    problems messages: [String], faulty: [String] = [], status: Int
   ) -> HTTPResponse {
     var main = ["<h1>New review</h1>"]
-    main += problems(messages)
+    main += notices
+    main += problems(messages, focus: faulty.isEmpty && notices.isEmpty)
     main.append(#"<form class="editor" method="post" action="/new" enctype="multipart/form-data">"#)
-    main.append(csrfField(exchange.identity))
-    main += fields(form, categories: categories)
+    main.append(csrfField(exchange.identity) + form.hiddenFields)
+    main += fields(form, categories: categories, faulty: faulty)
     main.append(
       #"<label>Pictures <input type="file" name="file" multiple accept="image/*,.heic,.heif,.avif,.webp"></label>"#)
     main.append(#"<p><button class="primary">Add review</button> <a href="/">Cancel</a></p>"#)
@@ -91,8 +156,13 @@ extension Pages {
     return document(title: "New review", identity: exchange.identity, main: main, status: status)
   }
 
-  /// The review's fields as form controls.
-  static func fields(_ form: ReviewForm, categories: [Category]) -> [String] {
+  /// The review's fields as form controls; those in `faulty` marked invalid and pointing to the
+  /// problems, the first of them taking the focus.
+  static func fields(_ form: ReviewForm, categories: [Category], faulty: [String] = []) -> [String] {
+    func state(_ name: String) -> String {
+      guard faulty.contains(name) else { return "" }
+      return #" aria-invalid="true" aria-describedby="problems""# + (faulty.first == name ? " autofocus" : "")
+    }
     var ratings: [String] = []
     for stars in 0...5 {
       let selected = form.rating == String(stars) ? " selected" : ""
@@ -103,32 +173,42 @@ extension Pages {
     for category in categories where !labels.contains(category) { labels.append(category) }
     let options = labels.map { #"<option value="\#(e($0.rawValue))">\#(e($0.displayName))</option>"# }.joined()
     return [
-      #"<label>Title <input type="text" name="title" value="\#(e(form.title))" maxlength="\#(ReviewDraft.maximumTitleLength)" required></label>"#,
-      #"<label>Stars <select name="rating">\#(ratings.joined())</select></label>"#,
-      #"<label>Category <input type="text" name="category" value="\#(e(form.category))" list="categories" required></label>"#,
+      #"<label>Title <input type="text" name="title" value="\#(e(form.title))" maxlength="\#(ReviewDraft.maximumTitleLength)" required\#(state("title"))></label>"#,
+      #"<label>Stars <select name="rating"\#(state("rating"))>\#(ratings.joined())</select></label>"#,
+      #"<label>Category <input type="text" name="category" value="\#(e(form.category))" list="categories" required\#(state("category"))></label>"#,
       #"<datalist id="categories">\#(options)</datalist>"#,
       #"<label class="check"><input type="checkbox" name="new-category" value="1"\#(form.newCategory ? " checked" : "")> A new category of my own (not a typo of one in use)</label>"#,
       #"<label class="check"><input type="checkbox" name="favorite" value="1"\#(form.favorite ? " checked" : "")> Favourite</label>"#,
-      #"<label>Review (Markdown) <textarea name="body" rows="16">\#(e(form.body))</textarea></label>"#,
+      #"<label>Review (Markdown) <textarea name="body" rows="16"\#(state("body"))>\#(e(form.body))</textarea></label>"#,
     ]
   }
 
   // MARK: Editing
 
   /// `GET /reviews/ID/edit`: the fields, the pictures (cover, order, replace, detach) and an
-  /// upload form.
+  /// upload form; with `kept`, the fields as they were typed before the session ended.
   @Sendable static func editForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
     let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
       (try library.review(reference), try library.categoriesInUse())
     }
-    if review.id != reference { return redirect(to: reviewPath(review.id) + "/edit") }
+    var form = ReviewForm(review)
+    var notices = notice(exchange)
+    if let (kept, id) = keptForm(exchange) {
+      form = kept.form
+      form.kept = id
+      notices = keptNotice(kept, pictures: false)
+    }
+    if review.id != reference {
+      return redirect(to: reviewPath(review.id) + "/edit" + (form.kept.map { "?kept=\($0)" } ?? ""))
+    }
     return editPage(
-      exchange, review: review, form: ReviewForm(review), categories: categories,
-      notices: notice(exchange.head.query["done"]), problems: [], status: 200)
+      exchange, review: review, form: form, categories: categories, notices: notices, problems: [], status: 200)
   }
 
-  /// `POST /reviews/ID/edit`: saves the fields, in one transaction with what is read.
+  /// `POST /reviews/ID/edit`: saves the fields, in one transaction with what is read. A form
+  /// opened on a version of the review that has been changed since is not saved over it: the
+  /// page shows both versions.
   @Sendable static func saveReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
     let form = ReviewForm(exchange.form)
@@ -142,7 +222,7 @@ extension Pages {
         let changes = ReviewChanges(
           title: draft.title, body: draft.body, rating: draft.rating, category: draft.category, favorite: draft.favorite
         )
-        return .success(try library.update(current.id, changes: changes))
+        return .success(try library.update(current.id, changes: changes, from: form.version))
       } catch {
         switch error {
         case .reviewNotFound, .badReviewReference, .ambiguousReview: throw error
@@ -154,29 +234,33 @@ extension Pages {
     }
     switch outcome {
     case .success(let review):
-      return redirect(to: reviewPath(review.id) + "?done=saved")
+      if let kept = form.kept { exchange.service.forms.forget(kept) }
+      return redirect(to: reviewPath(review.id), notice: Notice(said: "Saved."), exchange)
     case .failure(let error):
       let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
         (try library.review(reference), try library.categoriesInUse())
       }
+      if case .reviewChanged = error {
+        return conflictPage(exchange, review: review, form: form, categories: categories)
+      }
       return editPage(
         exchange, review: review, form: form, categories: categories, notices: [], problems: messages(of: error),
-        status: Failure.status(of: error))
+        faulty: ReviewForm.faulty(error), status: Failure.status(of: error))
     }
   }
 
   static func editPage(
     _ exchange: Exchange, review: Review, form: ReviewForm, categories: [Category], notices: [String],
-    problems messages: [String], status: Int
+    problems messages: [String], faulty: [String] = [], status: Int
   ) -> HTTPResponse {
     let path = reviewPath(review.id)
     let csrf = csrfField(exchange.identity)
     var main = [#"<div class="editing">"#, "<h1>Edit “\(e(review.title))”</h1>"]
     main += notices
-    main += problems(messages)
+    main += problems(messages, focus: faulty.isEmpty && notices.isEmpty)
     main.append(#"<form class="editor" method="post" action="\#(path)/edit">"#)
-    main.append(csrf)
-    main += fields(form, categories: categories)
+    main.append(csrf + form.hiddenFields)
+    main += fields(form, categories: categories, faulty: faulty)
     main.append(#"<p><button class="primary">Save</button> <a href="\#(path)">Back to the review</a></p>"#)
     main.append("</form>")
 
@@ -251,8 +335,8 @@ extension Pages {
   /// `POST /reviews/ID/delete`.
   @Sendable static func deleteReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
-    try exchange.library { (library) throws(CatalogueError) in _ = try library.delete(reference) }
-    return redirect(to: "/?done=deleted")
+    let deleted = try exchange.library { (library) throws(CatalogueError) in try library.delete(reference) }
+    return redirect(to: "/", notice: Notice(said: "“\(deleted.title)” deleted."), exchange)
   }
 
   // MARK: Pictures
@@ -269,28 +353,21 @@ extension Pages {
       try library.attach(
         files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference, jobs: importJobs)
     }
-    if report.failures.isEmpty && report.warnings.isEmpty {
-      return redirect(to: reviewPath(report.review.id) + "/edit?done=uploaded")
+    let problems = report.failures.map { $0.error.description }
+    if report.attached.isEmpty {
+      let status = report.failures.first.map { Failure.status(of: $0.error) } ?? 400
+      return try editPageAfter(exchange, reference, problems: problems, status: status)
     }
-    let status = report.attached.isEmpty ? report.failures.first.map { Failure.status(of: $0.error) } ?? 400 : 200
-    var notices: [String] = []
-    if !report.attached.isEmpty {
-      notices.append(
-        #"<p class="notice" role="status">\#(report.attached.count == 1 ? "1 picture added." : "\(report.attached.count) pictures added.")</p>"#
-      )
-    }
-    if !report.warnings.isEmpty {
-      notices.append(
-        #"<div class="notice"><ul>"# + report.warnings.map { "<li>\(e("\($0.source): \($0.message)"))</li>" }.joined()
-          + "</ul></div>")
-    }
-    return try editPageAfter(
-      exchange, reference, notices: notices, problems: report.failures.map { $0.error.description }, status: status)
+    let count = report.attached.count
+    let notice = Notice(
+      said: count == 1 ? "1 picture added." : "\(count) pictures added.",
+      details: report.warnings.map { "\($0.source): \($0.message)" }, problems: problems)
+    return redirect(to: reviewPath(report.review.id) + "/edit", notice: notice, exchange)
   }
 
   /// `POST /reviews/ID/images/N/cover`.
   @Sendable static func makeCover(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
-    try pictureChange(exchange, done: "cover") { (library, review, image) throws(CatalogueError) in
+    try pictureChange(exchange, done: "Cover changed.") { (library, review, image) throws(CatalogueError) in
       _ = try library.setCover(review, image: image)
     }
   }
@@ -300,14 +377,15 @@ extension Pages {
     guard let text = exchange.form["to"], let position = Int(text) else {
       throw Failure.badRequest("say where to move the picture: a position (1, 2, …)")
     }
-    return try pictureChange(exchange, done: "moved") { (library, review, image) throws(CatalogueError) in
+    return try pictureChange(exchange, done: "Picture moved.") { (library, review, image) throws(CatalogueError) in
       _ = try library.move(review, image: image, to: position)
     }
   }
 
   /// `POST /reviews/ID/images/N/detach`.
   @Sendable static func detachPicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
-    try pictureChange(exchange, done: "detached") { (library, review, image) throws(CatalogueError) in
+    try pictureChange(exchange, done: "Picture removed from the review.") {
+      (library, review, image) throws(CatalogueError) in
       _ = try library.detach(review, image: image)
     }
   }
@@ -319,7 +397,7 @@ extension Pages {
       return try editPageAfter(
         exchange, exchange.capture("id"), problems: ["choose one picture to put in its place"], status: 400)
     }
-    return try pictureChange(exchange, done: "replaced") { (library, review, image) throws(CatalogueError) in
+    return try pictureChange(exchange, done: "Picture replaced.") { (library, review, image) throws(CatalogueError) in
       _ = try library.replace(review, image: image, with: upload.file.path, named: upload.filename)
     }
   }
@@ -350,7 +428,80 @@ extension Pages {
         exchange, reference, problems: messages(of: problem), status: Failure.status(of: problem))
     }
     let id = try exchange.library { (library) throws(CatalogueError) in try library.resolve(reference) }
-    return redirect(to: reviewPath(id) + "/edit?done=\(done)")
+    return redirect(to: reviewPath(id) + "/edit", notice: Notice(said: done), exchange)
+  }
+
+  // MARK: Kept forms and conflicts
+
+  /// The form kept for this page under the `kept` query, with its id.
+  private static func keptForm(_ exchange: Exchange) -> (KeptForm, String)? {
+    guard let id = exchange.head.query["kept"],
+      let kept = exchange.service.forms.kept(id, path: exchange.head.path)
+    else { return nil }
+    return (kept, id)
+  }
+
+  /// What a page filled from a kept form says first.
+  private static func keptNotice(_ kept: KeptForm, pictures: Bool) -> [String] {
+    var text =
+      kept.reason == .signedOut
+      ? "Your session had ended, so nothing was saved. What you typed is below: check it, then save it."
+      : "This form was older than your last sign-in, so nothing was saved. What you typed is below: check it, then save it."
+    if pictures { text += " Pictures cannot be kept: choose them again." }
+    return [#"<div class="notice" role="status" tabindex="-1" autofocus><p>\#(e(text))</p></div>"#]
+  }
+
+  /// `409`: the review was changed after the form was opened. Both versions side by side, and
+  /// the form again with what was typed, now on the version saved, to save over it or leave.
+  static func conflictPage(_ exchange: Exchange, review: Review, form: ReviewForm, categories: [Category])
+    -> HTTPResponse
+  {
+    let path = reviewPath(review.id)
+    var yours = form
+    yours.version = review.version
+    let by = review.updatedBy.map { "\($0) changed" } ?? "Someone changed"
+    let saved = ReviewForm(review)
+    var main = [
+      #"<div class="editing">"#, "<h1>“\(e(review.title))” was changed while you were editing</h1>",
+      #"<div class="problem" id="problems" role="alert" tabindex="-1" autofocus>\#(e(by)) this review after you opened it, so nothing was saved. Compare the two versions, then save yours over it, or keep the saved one.</div>"#,
+      #"<div class="versions">"#,
+      versionList("Saved now", saved, other: form),
+      versionList("Yours, not saved", form, other: saved),
+      "</div>",
+      "<h2>Save yours</h2>",
+      #"<form class="editor" method="post" action="\#(path)/edit">"#,
+      csrfField(exchange.identity) + yours.hiddenFields,
+    ]
+    main += fields(yours, categories: categories)
+    main.append(
+      #"<p><button class="primary">Save mine over it</button> <a href="\#(path)">Keep the saved version</a></p>"#)
+    main += ["</form>", "</div>"]
+    return document(title: "Changed meanwhile: \(review.title)", identity: exchange.identity, main: main, status: 409)
+  }
+
+  /// One version of a review's fields as a list, each that differs from `other` marked.
+  private static func versionList(_ heading: String, _ form: ReviewForm, other: ReviewForm) -> String {
+    let rows: [(String, String, String)] = [
+      ("Title", form.title, other.title),
+      ("Stars", form.rating, other.rating),
+      ("Category", form.category, other.category),
+      ("Favourite", form.favorite ? "yes" : "no", other.favorite ? "yes" : "no"),
+      (
+        "Review", form.body.replacingOccurrences(of: "\r\n", with: "\n"),
+        other.body.replacingOccurrences(of: "\r\n", with: "\n")
+      ),
+    ]
+    var lines = [#"<section class="version"><h2>\#(e(heading))</h2><dl>"#]
+    for (name, value, otherValue) in rows {
+      let differs =
+        value.trimmingCharacters(in: .whitespacesAndNewlines)
+        != otherValue.trimmingCharacters(in: .whitespacesAndNewlines)
+      let mark = differs ? #" <strong class="differs">(differs)</strong>"# : ""
+      let shown = name == "Review" ? #"<pre class="body-text">\#(e(value))</pre>"# : e(value)
+      lines.append("<dt>\(name)\(mark)</dt><dd>\(shown)</dd>")
+    }
+    lines.append("</dl></section>")
+    return lines.joined()
   }
 
   /// The editor as it is now, with what just happened.

@@ -116,7 +116,7 @@ extension Pages {
     var main: [String] = []
     let heading = filters.search.isEmpty ? "Reviews" : "Reviews matching “\(filters.search)”"
     main.append("<h1>\(e(heading))</h1>")
-    main += notice(exchange.head.query["done"])
+    main += notice(exchange)
     let categories: [Category]
     let page: ReviewPage?
     switch result {

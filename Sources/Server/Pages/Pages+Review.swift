@@ -21,7 +21,7 @@ extension Pages {
         #"<p class="actions"><a class="button" href="\#(reviewPath(review.id))/edit">Edit</a> "#
           + #"<a class="button" href="\#(reviewPath(review.id))/delete">Delete</a></p>"#)
     }
-    var main = notice(exchange.head.query["done"])
+    var main = notice(exchange)
     main += HTML.article(
       review, pictures: review.images.map { picture($0.image) },
       coverIndex: review.images.firstIndex { $0.isCover } ?? (review.images.isEmpty ? nil : 0),

@@ -18,7 +18,10 @@ extension Pages {
     }
     var messages: [String] = []
     if query["expired"] != nil {
-      messages.append("Your session has ended: sign in again to go on (a change you were making was not saved).")
+      messages.append(
+        next.contains("?kept=")
+          ? "Your session has ended: sign in again, and what you typed comes back to its form, to be saved."
+          : "Your session has ended: sign in again to go on (a change you were making was not saved).")
     }
     return signInPage(exchange, name: "", next: next, problems: messages, status: 200)
   }
@@ -80,8 +83,9 @@ extension Pages {
     if case .session(let grant, _)? = exchange.identity?.credential {
       try exchange.library { (library) throws(CatalogueError) in try library.endSession(secret: grant.secret) }
     }
-    return redirect(
-      to: "/?done=signed-out", headers: [("Set-Cookie", Cookie.expired(CookieName.session, secure: exchange.isSecure))])
+    var response = redirect(to: "/", notice: Notice(said: "Signed out."), exchange)
+    response.headers.add("Set-Cookie", Cookie.expired(CookieName.session, secure: exchange.isSecure))
+    return response
   }
 
   /// The sign-in form with a fresh token (cookie and field), the name kept, and what went wrong.

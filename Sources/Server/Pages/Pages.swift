@@ -109,22 +109,38 @@ enum Pages {
     #"<input type="hidden" name="\#(e(name))" value="\#(e(value))">"#
   }
 
-  /// A notice after a change, from the `done` code a redirect carried.
-  static func notice(_ code: String?) -> [String] {
-    let notices = [
-      "saved": "Saved.", "created": "Review added.", "uploaded": "Pictures added.", "cover": "Cover changed.",
-      "moved": "Picture moved.", "replaced": "Picture replaced.", "detached": "Picture removed from the review.",
-      "deleted": "Review deleted.", "signed-out": "Signed out.", "signed-in": "Signed in.",
-    ]
-    guard let code, let text = notices[code] else { return [] }
-    return [#"<p class="notice" role="status">\#(e(text))</p>"#]
+  /// `303 See Other` to `location`, with `notice` for the page there to say once.
+  static func redirect(to location: String, notice: Notice, _ exchange: Exchange) -> HTTPResponse {
+    redirect(
+      to: location,
+      headers: [
+        ("Set-Cookie", Cookie.make(CookieName.notice, notice.cookieValue, maxAge: 300, secure: exchange.isSecure))
+      ]
+    )
   }
 
-  /// A list of problems in a box, or nothing.
-  static func problems(_ messages: [String]) -> [String] {
+  /// The notice the redirect to this page carried, or nothing: what was done, where the focus
+  /// goes (a screen reader says it), with what did not work beside it.
+  static func notice(_ exchange: Exchange) -> [String] {
+    guard let notice = exchange.notice else { return [] }
+    var lines = [#"<div class="notice" role="status" tabindex="-1" autofocus><p>\#(e(notice.said))</p>"#]
+    if !notice.details.isEmpty { lines.append("<ul>" + notice.details.map { "<li>\(e($0))</li>" }.joined() + "</ul>") }
+    lines.append("</div>")
+    if !notice.problems.isEmpty {
+      lines.append(
+        #"<div class="problem" role="alert"><ul>"# + notice.problems.map { "<li>\(e($0))</li>" }.joined()
+          + "</ul></div>")
+    }
+    return lines
+  }
+
+  /// A list of problems in a box, or nothing. With `focus`, the box takes the focus when the
+  /// page opens (no field of the form is the one at fault).
+  static func problems(_ messages: [String], focus: Bool = false) -> [String] {
     guard !messages.isEmpty else { return [] }
-    if messages.count == 1 { return [#"<div class="problem" role="alert">\#(e(messages[0]))</div>"#] }
-    return [#"<div class="problem" role="alert"><ul>"#] + messages.map { "<li>\(e($0))</li>" } + ["</ul></div>"]
+    let open = #"<div class="problem" id="problems" role="alert" tabindex="-1"\#(focus ? " autofocus" : "")>"#
+    if messages.count == 1 { return [open + e(messages[0]) + "</div>"] }
+    return [open + "<ul>"] + messages.map { "<li>\(e($0))</li>" } + ["</ul></div>"]
   }
 
   /// The messages of a failure: each refused picture on its own line.

@@ -45,6 +45,9 @@ struct Exchange: Sendable {
     return clean.isEmpty ? "upload" : String(clean.prefix(200))
   }
 
+  /// What the redirect to this page carried for it to say (see ``Notice``).
+  var notice: Notice? { head.cookies[CookieName.notice].flatMap(Notice.init(cookieValue:)) }
+
   /// Whether the request came over HTTPS.
   var isSecure: Bool { service.isSecure(head) }
 }

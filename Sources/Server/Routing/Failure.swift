@@ -16,6 +16,9 @@ struct Failure: Error, Sendable, Equatable {
   /// What the request log says of a failure of the server's own: the words `message` would
   /// have had.
   var detail: String?
+  /// Whether a form was refused for not carrying its session's token (signed in again since
+  /// its page was opened): a review's form is then kept, not dropped.
+  var formOutOfDate = false
 
   /// What a failure of the server's own says to the client.
   static let serverFailed = "the server failed to answer this request; its log says why"
@@ -92,7 +95,7 @@ struct Failure: Error, Sendable, Equatable {
       return 400
     case .reviewNotFound, .imageNotFound, .badReviewReference, .badImageReference:
       return 404
-    case .imageAlreadyAttached, .duplicatePicture, .reviewExists:
+    case .imageAlreadyAttached, .duplicatePicture, .reviewExists, .reviewChanged:
       return 409
     case .fileTooLarge:
       return 413

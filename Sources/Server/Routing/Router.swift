@@ -54,6 +54,9 @@ struct Route: Sendable {
   let checksOwnForgery: Bool
   /// Whether readers' answers may be kept in the page cache until the library changes.
   let isCacheable: Bool
+  /// Whether the route takes a review's form, typed by hand: when its session has ended or its
+  /// token is out of date, the form is kept for the reviewer to save once back, not dropped.
+  let keepsForm: Bool
   /// For an inline route, whether this request has slow work to do after all (a picture to
   /// make before it can be served, a search to answer), decided from its head: it then runs
   /// on a worker.
@@ -69,6 +72,7 @@ struct Route: Sendable {
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
     work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false, cacheable: Bool = false,
+    keepsForm: Bool = false,
     needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)? = nil,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
   ) {
@@ -84,6 +88,7 @@ struct Route: Sendable {
     self.isFile = file
     self.checksOwnForgery = checksOwnForgery
     self.isCacheable = cacheable && method == "GET"
+    self.keepsForm = keepsForm
     self.needsWork = needsWork
     self.handler = handler
   }
