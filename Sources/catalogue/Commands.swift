@@ -122,9 +122,8 @@ enum Commands {
     let draft = ReviewDraft(
       title: arguments.value("title")!, body: try body(arguments, command: "add") ?? "",
       rating: try rating(arguments, command: "add")!, category: arguments.value("category")!,
-      favorite: arguments.has("favorite"))
+      favorite: arguments.has("favorite"), newCategory: arguments.has("new-category"))
     let library = try context.openLibrary()
-    if !arguments.has("new-category") { try library.checkNewCategory(draft.category) }
     let review: Review
     if arguments.has("image") {
       // All or nothing: a picture that cannot be used adds no review at all.
@@ -168,10 +167,8 @@ enum Commands {
     }
     let library = try context.openLibrary()
     var changes = ReviewChanges(title: arguments.value("title"), rating: try rating(arguments, command: "edit"))
-    if let category = arguments.value("category") {
-      if !arguments.has("new-category") { try library.checkNewCategory(category) }
-      changes.category = category
-    }
+    changes.category = arguments.value("category")
+    changes.newCategory = arguments.has("new-category")
     changes.body = try body(arguments, command: "edit")
     if arguments.has("favorite") { changes.favorite = true }
     if arguments.has("no-favorite") { changes.favorite = false }

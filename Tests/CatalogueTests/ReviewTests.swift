@@ -93,6 +93,30 @@ struct ReviewTests {
     )
   }
 
+  /// The new-category rule is the library's: a label it never used that looks like a typo of
+  /// one in use is refused by `create` and `update` alike, unless the draft says it is meant.
+  @Test func aLabelThatLooksLikeATypoIsRefusedUnlessMeant() throws {
+    let test = try TestLibrary()
+    let typo = CatalogueError.unknownCategory("moive", suggestion: "movie")
+    #expect(throws: typo) { try test.library.create(draft("A", category: "moive")) }
+    let meant = try test.library.create(ReviewDraft(title: "A", rating: 3, category: "moive", newCategory: true))
+    #expect(meant.category.rawValue == "moive")
+    let other = try test.library.create(draft("B", category: "game"))
+    #expect(throws: CatalogueError.unknownCategory("gmae", suggestion: "game")) {
+      try test.library.update(other.id, changes: ReviewChanges(category: "gmae"))
+    }
+    // A label in use passes; so does an edit that keeps a review's own label.
+    try test.library.update(other.id, changes: ReviewChanges(category: "moive"))
+    try test.library.update(meant.id, changes: ReviewChanges(title: "A2", category: "moive"))
+    #expect(try test.library.review(meant.id).title == "A2")
+    // In a batch, all or nothing.
+    let before = try test.library.list().total
+    #expect(throws: CatalogueError.unknownCategory("bok", suggestion: "book")) {
+      try test.library.create([draft("C", category: "game"), draft("D", category: "bok")])
+    }
+    #expect(try test.library.list().total == before)
+  }
+
   @Test func deleteRemovesTheRecord() throws {
     let test = try TestLibrary()
     let review = try test.library.create(draft())

@@ -76,6 +76,25 @@ struct EndToEndFormsTests {
     #expect((try site.library.show(id)["images"] as? [[String: Any]])?.count == 1)
   }
 
+  /// A category that looks like a typo is said in the page's own terms (no command-line flag),
+  /// with the focus on the field; ticking the box saves it.
+  @Test func aCategoryThatLooksLikeATypoIsSaidInThePagesTerms() throws {
+    let (site, browser, id) = try Self.site()
+    let page = try browser.get("/reviews/\(id)/edit").text
+    let typo = try browser.post("/reviews/\(id)/edit", Self.fields(of: page, ["category": "moive"]))
+    #expect(typo.status == 400)
+    #expect(
+      typo.text.contains(
+        "category moive is new to this library: did you mean movie? To add moive as a category of its own, tick "))
+    #expect(!typo.text.contains("--new-category"))
+    #expect(
+      typo.text.contains(#"list="categories" required aria-invalid="true" aria-describedby="problems" autofocus"#))
+    let meant = try browser.post(
+      "/reviews/\(id)/edit", Self.fields(of: page, ["category": "moive", "new-category": "1"]))
+    #expect(meant.status == 303)
+    #expect(try site.library.show(id)["category"] as? String == "moive")
+  }
+
   @Test func aStaleFormSentBackUnchangedLeavesTheChangeMadeMeanwhile() throws {
     let (site, browser, id) = try Self.site()
     let page = try browser.get("/reviews/\(id)/edit").text

@@ -367,7 +367,7 @@ struct APIWriteTests {
     (#"{"title": "", "rating": 3, "category": "movie"}"#, "invalid review: title is empty"),
     (
       #"{"title": "X", "rating": 3, "category": "moive"}"#,
-      "category moive is new to this library: did you mean movie? (--new-category to add moive as a label of its own)"
+      #"category moive is new to this library: did you mean movie? (send "newCategory": true to add moive as a label of its own)"#
     ),
     (#"{"title": "X", "rating": "3", "category": "movie"}"#, "rating must be a whole number"),
     (

@@ -321,6 +321,8 @@ extension Library {
   ) throws(CatalogueError) -> (review: Review, warnings: [ImportWarning]) {
     var warnings: [ImportWarning] = []
     let fields = try draft.validated()
+    // Asked before a picture is read: a typo costs no import.
+    if !draft.newCategory { try checkNewCategory(fields.category.rawValue) }
     let id = try importing { () throws(CatalogueError) -> String in
       var stored: [StoredImage] = []
       var failures: [ImportFailure] = []

@@ -91,7 +91,10 @@ extension Library {
     }
     return try write { () throws(CatalogueError) -> [String] in
       var ids: [String] = []
-      for fields in rows { ids.append(try insertReview(fields, id: nil, created: now, updated: now)) }
+      for (draft, fields) in zip(drafts, rows) {
+        if !draft.newCategory { try checkNewCategory(fields.category.rawValue) }
+        ids.append(try insertReview(fields, id: nil, created: now, updated: now))
+      }
       return ids
     }
   }
@@ -150,6 +153,7 @@ extension Library {
       let fields = try changed.validated()
       let result = ReviewDraft(fields)
       guard result != current else { return id }
+      if !changes.newCategory && result.category != current.category { try checkNewCategory(result.category) }
       if let version, version != current.version {
         // The fields as the editor saw them, sent back as they were: nothing of the editor's
         // to save, and the change made meanwhile stays.
@@ -187,8 +191,9 @@ extension Library {
 
   /// Refuses a category label that the library has never used and that looks like a typo of
   /// a known kind or a label in use ("moive" for movie), with the suggestion. A label that is
-  /// known, in use, or far from every other passes.
-  public func checkNewCategory(_ label: String) throws(CatalogueError) {
+  /// known, in use, or far from every other passes. The one place the rule is kept: `create`
+  /// and `update` ask it unless the draft or the changes say `newCategory`.
+  func checkNewCategory(_ label: String) throws(CatalogueError) {
     guard let category = Category(rawValue: label), !category.isKnown else { return }
     let used = try records.categoryLabels().compactMap(Category.init(rawValue:))
     guard !used.contains(category) else { return }

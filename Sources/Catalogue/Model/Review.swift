@@ -67,6 +67,10 @@ public struct ReviewChanges: Sendable, Equatable {
     self.favorite = favorite
   }
 
+  /// Whether a category the library has never used is meant as a label of its own: without
+  /// it, one that looks like a typo of a category in use ("moive") is refused.
+  public var newCategory = false
+
   /// Whether it changes nothing.
   public var isEmpty: Bool { title == nil && body == nil && rating == nil && category == nil && favorite == nil }
 
@@ -100,13 +104,19 @@ public struct ReviewDraft: Sendable, Equatable {
   /// The category as typed: a known kind or a custom label.
   public var category: String
   public var favorite: Bool
+  /// Whether a category the library has never used is meant as a label of its own: without
+  /// it, one that looks like a typo of a category in use ("moive") is refused.
+  public var newCategory: Bool
 
-  public init(title: String, body: String = "", rating: Int, category: String, favorite: Bool = false) {
+  public init(
+    title: String, body: String = "", rating: Int, category: String, favorite: Bool = false, newCategory: Bool = false
+  ) {
     self.title = title
     self.body = body
     self.rating = rating
     self.category = category
     self.favorite = favorite
+    self.newCategory = newCategory
   }
 
   /// The draft of validated fields (the category as its label).

@@ -75,14 +75,8 @@ enum API {
     let changes = try reviewChanges(object)
     let draft = ReviewDraft(
       title: changes.title ?? "", body: changes.body ?? "", rating: changes.rating ?? 0,
-      category: changes.category ?? "",
-      favorite: changes.favorite ?? false)
-    let newCategory = try bool(object, "newCategory") ?? false
-    let review = try exchange.library { (library) throws(CatalogueError) in
-      _ = try draft.validated()
-      if !newCategory { try library.checkNewCategory(draft.category) }
-      return try library.create(draft)
-    }
+      category: changes.category ?? "", favorite: changes.favorite ?? false, newCategory: changes.newCategory)
+    let review = try exchange.library { (library) throws(CatalogueError) in try library.create(draft) }
     var response = try json(JSONShape.Review(review, urls: Files.urls), status: 201)
     response.headers.set("Location", "/api/reviews/\(review.id)")
     return response
@@ -95,18 +89,13 @@ enum API {
     guard !changes.isEmpty else {
       throw Failure.badRequest("nothing to change: give title, body, rating, category or favorite")
     }
-    let newCategory = try bool(object, "newCategory") ?? false
     let reference = exchange.capture("id")
     // With `If-Match` (the `ETag` a GET gave), an edit of a review changed since is refused.
     let version = expectedVersion(exchange.head)
     let review: Review
     do {
       review = try exchange.library { (library) throws(CatalogueError) in
-        if let category = changes.category, !newCategory {
-          let current = try library.review(reference)
-          if category != current.category.rawValue { try library.checkNewCategory(category) }
-        }
-        return try library.update(reference, changes: changes, from: version)
+        try library.update(reference, changes: changes, from: version)
       }
     } catch  where error.status == 409 && version != nil {
       throw Failure(412, error.message + " (its ETag has changed: GET it again)")
@@ -265,9 +254,11 @@ enum API {
   }
 
   static func reviewChanges(_ object: [String: JSONValue]) throws(Failure) -> ReviewChanges {
-    ReviewChanges(
+    var changes = ReviewChanges(
       title: try string(object, "title"), body: try string(object, "body"), rating: try int(object, "rating"),
       category: try string(object, "category"), favorite: try bool(object, "favorite"))
+    changes.newCategory = try bool(object, "newCategory") ?? false
+    return changes
   }
 
   /// A field that must be a string when given (null or absent: nil).

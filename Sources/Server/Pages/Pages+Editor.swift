@@ -70,7 +70,8 @@ struct ReviewForm: Sendable, Codable {
     guard let stars = Int(rating.trimmingCharacters(in: .whitespaces)) else {
       throw .invalidReview(["rating \"\(rating)\" is not a whole number of stars (0 to 5)"])
     }
-    return ReviewDraft(title: title, body: body, rating: stars, category: category, favorite: favorite)
+    return ReviewDraft(
+      title: title, body: body, rating: stars, category: category, favorite: favorite, newCategory: newCategory)
   }
 }
 
@@ -116,7 +117,6 @@ extension Pages {
     let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
       do throws(CatalogueError) {
         let draft = try form.draft()
-        if !form.newCategory { try library.checkNewCategory(draft.category) }
         if uploads.isEmpty { return .success(try library.create(draft)) }
         let created = try library.create(
           draft, attaching: uploads.map(\.file.path), named: uploads.map(\.filename), jobs: importJobs)
@@ -215,14 +215,11 @@ extension Pages {
     let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
       do throws(CatalogueError) {
         let draft = try form.draft()
-        let current = try library.review(reference)
-        if !form.newCategory && draft.category != current.category.rawValue {
-          try library.checkNewCategory(draft.category)
-        }
-        let changes = ReviewChanges(
+        var changes = ReviewChanges(
           title: draft.title, body: draft.body, rating: draft.rating, category: draft.category, favorite: draft.favorite
         )
-        return .success(try library.update(current.id, changes: changes, from: form.version))
+        changes.newCategory = draft.newCategory
+        return .success(try library.update(reference, changes: changes, from: form.version))
       } catch {
         switch error {
         case .reviewNotFound, .badReviewReference, .ambiguousReview: throw error

@@ -145,10 +145,17 @@ enum Pages {
 
   /// The messages of a failure: each refused picture on its own line.
   static func messages(of error: CatalogueError) -> [String] {
-    if case .picturesRefused(let failures, _) = error {
+    switch error {
+    case .picturesRefused(let failures, _):
       return [error.description] + failures.map { $0.error.description }
+    case .unknownCategory(let label, let suggestion):
+      return [
+        "category \(label) is new to this library: did you mean \(suggestion)? "
+          + "To add \(label) as a category of its own, tick “A new category of my own”."
+      ]
+    default:
+      return [error.description]
     }
-    return [error.description]
   }
 
   // MARK: URLs

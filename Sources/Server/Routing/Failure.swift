@@ -55,6 +55,12 @@ struct Failure: Error, Sendable, Equatable {
       self.init(404, "review \(review) has no picture \(reference): it may have been removed")
     case .badImageReference(let reference):
       self.init(404, "no picture \(reference) in this review: the address is mistyped")
+    // The command line's words name its flag; a script says it in the JSON it sends.
+    case .unknownCategory(let label, let suggestion):
+      self.init(
+        400,
+        "category \(label) is new to this library: did you mean \(suggestion)? "
+          + "(send \"newCategory\": true to add \(label) as a label of its own)")
     default:
       self.init(Self.status(of: error), error.description)
     }
