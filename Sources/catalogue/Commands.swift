@@ -212,29 +212,22 @@ enum Commands {
       ])
   ) { context in
     let arguments = context.arguments
-    var query = ReviewQuery()
-    if let name = arguments.value("category") {
-      guard let category = Category(rawValue: name) else {
-        throw UsageError(message: "--category \(name) is not a category label", command: "list")
-      }
-      query.category = category
+    var input = ReviewQueryInput()
+    input.category = arguments.value("category")
+    input.minimumRating = arguments.value("min-rating")
+    input.favorites = arguments.has("favorites") ? "" : nil
+    input.search = arguments.value("search")
+    input.sort = arguments.value("sort")
+    input.reverse = arguments.has("reverse") ? "" : nil
+    input.limit = arguments.value("limit")
+    input.offset = arguments.value("offset")
+    let query: ReviewQuery
+    do {
+      query = try ReviewQuery(input, names: .options)
+    } catch {
+      guard case CatalogueError.invalidQuery(let problem) = error else { throw error }
+      throw UsageError(message: problem, command: "list")
     }
-    query.minimumRating = try ArgumentParser.integer(arguments, "min-rating", in: 0...5, command: "list")
-    query.favoritesOnly = arguments.has("favorites")
-    query.search = arguments.value("search")
-    if let key = arguments.value("sort") {
-      guard let sort = ReviewQuery.Sort(rawValue: key) else {
-        throw UsageError(
-          message: "--sort takes title, rating, created, updated or relevance, not \(key)", command: "list")
-      }
-      if sort == .relevance && query.search == nil {
-        throw UsageError(message: "--sort relevance needs --search", command: "list")
-      }
-      query.sort = sort
-    }
-    query.reversed = arguments.has("reverse")
-    query.limit = try ArgumentParser.integer(arguments, "limit", in: 0...100_000, command: "list") ?? 50
-    query.offset = try ArgumentParser.integer(arguments, "offset", in: 0...Int(Int32.max), command: "list") ?? 0
     let library = try context.openLibraryToRead()
     let page = try library.list(query)
     if context.json {

@@ -138,7 +138,7 @@ struct CommandTests {
     #expect(paged.output.hasSuffix("1–2 of 3 reviews (--offset 2 for more)\n"))
     let bad = try cli("list", "--min-rating", "9")
     #expect(bad.status == 2)
-    #expect(bad.error == "error: --min-rating takes a whole number from 0 to 5, not 9; see `catalogue list --help`\n")
+    #expect(bad.error == "error: --min-rating must be a whole number from 0 to 5, not 9; see `catalogue list --help`\n")
   }
 
   @Test func editChangesOnlyWhatIsGiven() throws {

@@ -43,9 +43,49 @@ struct ListTests {
         "DC's best movie yet: Shazam!", "Morgan's Reviews the Best App Ever",
       ])
     #expect(try test.library.list(ReviewQuery(category: .movie, minimumRating: 5)).total == 1)
-    #expect(throws: CatalogueError.invalidQuery("minimum rating 6 is outside 0–5")) {
+    #expect(throws: CatalogueError.invalidQuery("min-rating must be a whole number from 0 to 5, not 6")) {
       try test.library.list(ReviewQuery(minimumRating: 6))
     }
+  }
+
+  /// One set of rules reads a list query typed for any front end: only the names in the
+  /// messages, and how many reviews a front end gives at once, differ.
+  @Test func aTypedQueryIsReadByOneSetOfRules() throws {
+    var input = ReviewQueryInput()
+    input.category = "TV"
+    input.minimumRating = "4"
+    input.favorites = "on"
+    input.search = "dune"
+    input.sort = "relevance"
+    input.limit = "20"
+    input.offset = "40"
+    let query = try ReviewQuery(input, names: .parameters)
+    #expect(
+      query
+        == ReviewQuery(
+          category: .tv, minimumRating: 4, favoritesOnly: true, search: "dune", sort: .relevance, limit: 20, offset: 40)
+    )
+    let bad: [(ReviewQueryInput, String, String)] = [
+      (ReviewQueryInput(minimumRating: "9"), "--min-rating must be a whole number from 0 to 5, not 9", "min-rating"),
+      (ReviewQueryInput(limit: "-1"), "--limit must be a whole number from 0 to 100000, not -1", "limit"),
+      (
+        ReviewQueryInput(sort: "stars"), "--sort must be title, rating, created, updated or relevance, not stars",
+        "sort"
+      ),
+      (ReviewQueryInput(sort: "relevance"), "--sort relevance needs --search", "sort"),
+      (ReviewQueryInput(favorites: "maybe"), "--favorites must be true or false, not maybe", "favorites"),
+      (ReviewQueryInput(category: ""), "--category  is not a category label", "category"),
+    ]
+    for (input, message, parameter) in bad {
+      #expect(throws: CatalogueError.invalidQuery(message)) { try ReviewQuery(input, names: .options) }
+      let plain = message.replacingOccurrences(of: "--", with: "")
+      #expect(throws: CatalogueError.invalidQuery(plain), "\(parameter)") { try ReviewQuery(input, names: .parameters) }
+    }
+    // A front end may give fewer at once than the library allows.
+    #expect(throws: CatalogueError.invalidQuery("limit must be a whole number from 0 to 500, not 900")) {
+      try ReviewQuery(ReviewQueryInput(limit: "900"), names: .parameters, maximumLimit: 500)
+    }
+    #expect(try ReviewQuery(ReviewQueryInput(limit: "900"), names: .parameters).limit == 900)
   }
 
   @Test func sorting() throws {

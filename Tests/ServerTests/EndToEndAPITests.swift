@@ -246,8 +246,8 @@ struct EndToEndAPITests {
       ),
       ("POST", "/api/reviews", #"{"title":"A","rating":"five","category":"movie"}"#, "rating must be a whole number"),
       ("PATCH", "/api/reviews/\(id)", "{}", "nothing to change: give title, body, rating, category or favorite"),
-      ("GET", "/api/reviews?limit=900", nil, "limit takes a whole number from 0 to 500, not 900"),
-      ("GET", "/api/reviews?sort=colour", nil, "sort takes title, rating, created, updated or relevance, not colour"),
+      ("GET", "/api/reviews?limit=900", nil, "limit must be a whole number from 0 to 500, not 900"),
+      ("GET", "/api/reviews?sort=colour", nil, "sort must be title, rating, created, updated or relevance, not colour"),
       (
         "GET", "/api/reviews?colour=red", nil,
         "unknown parameter colour: give category, favorites, limit, min-rating, offset, reverse, search, sort"

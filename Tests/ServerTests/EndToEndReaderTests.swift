@@ -214,7 +214,9 @@ struct EndToEndReaderTests {
   }
 
   static let badFilters: [(query: String, reason: String)] = [
-    ("min=9", "minimum stars must be 0 to 5, not 9"),
+    ("min=9", "minimum stars must be a whole number from 0 to 5, not 9"),
+    ("category=%20", "category   is not a category label"),
+    ("favorites=maybe", "favorites must be true or false, not maybe"),
     (
       "sort=sideways",
       "sort must be one of newest, oldest, title, title-desc, rating, rating-asc, updated, relevance, not sideways"
@@ -222,7 +224,7 @@ struct EndToEndReaderTests {
     ("view=table", "view must be grid or list, not table"),
     ("page=0", "page must be a number from 1, not 0"),
     ("page=x", "page must be a number from 1, not x"),
-    ("sort=relevance", "sorting by best match needs a search"),
+    ("sort=relevance", "sort relevance needs a search"),
   ]
 
   @Test(arguments: badFilters)

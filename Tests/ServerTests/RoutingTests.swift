@@ -95,10 +95,10 @@ struct HomeFilterTests {
   }
 
   @Test(arguments: [
-    ("min=9", "minimum stars must be 0 to 5, not 9"),
+    ("min=9", "minimum stars must be a whole number from 0 to 5, not 9"),
     ("page=0", "page must be a number from 1, not 0"),
     ("view=table", "view must be grid or list, not table"),
-    ("sort=relevance", "sorting by best match needs a search"),
+    ("sort=relevance", "sort relevance needs a search"),
     ("category=%3Cb%3E", "category <b> is not a category label"),
   ])
   func aValueThatCannotBeOneSaysWhy(_ text: String, _ message: String) {

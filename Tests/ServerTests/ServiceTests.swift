@@ -75,7 +75,7 @@ struct ReaderTests {
   }
 
   @Test(arguments: [
-    ("/?min=9", "minimum stars must be 0 to 5, not 9"),
+    ("/?min=9", "minimum stars must be a whole number from 0 to 5, not 9"),
     ("/?q=*", "has no words to look for"),
     ("/?sort=sideways", "sort must be one of"),
   ])

@@ -282,16 +282,8 @@ extension Library {
 
   /// A page of reviews matching `query`.
   public func list(_ query: ReviewQuery = ReviewQuery()) throws(CatalogueError) -> ReviewPage {
-    guard query.limit >= 0, query.offset >= 0 else {
-      throw .invalidQuery("limit and offset must not be negative")
-    }
-    if let rating = query.minimumRating, !(0...5).contains(rating) {
-      throw .invalidQuery("minimum rating \(rating) is outside 0–5")
-    }
+    try query.validate()
     let search = try query.search.map { (text) throws(CatalogueError) in try SearchQuery.parse(text) }
-    if query.sort == .relevance && search == nil {
-      throw .invalidQuery("sorting by relevance needs a search")
-    }
     return try read { () throws(CatalogueError) -> ReviewPage in
       let (total, totalIsEstimate, rows) = try records.page(
         query, match: search?.expression, maximumSteps: search?.maximumSteps ?? SearchQuery.maximumSteps,

@@ -22,26 +22,21 @@ enum API {
       throw Failure.badRequest(
         "unknown parameter \(unknown.name): give \(known.sorted().joined(separator: ", "))")
     }
-    var query = ReviewQuery()
-    if let name = parameters["category"] {
-      guard let category = Category(rawValue: name) else {
-        throw Failure.badRequest("category \(name) is not a category label")
-      }
-      query.category = category
+    var input = ReviewQueryInput()
+    input.category = parameters["category"]
+    input.minimumRating = parameters["min-rating"]
+    input.favorites = parameters["favorites"]
+    input.search = parameters["search"]
+    input.sort = parameters["sort"]
+    input.reverse = parameters["reverse"]
+    input.limit = parameters["limit"]
+    input.offset = parameters["offset"]
+    do {
+      // A page of JSON holds at most 500 reviews; the rules are the library's.
+      return try ReviewQuery(input, names: .parameters, maximumLimit: 500)
+    } catch {
+      throw Failure(error)
     }
-    query.minimumRating = try integer(parameters, "min-rating", in: 0...5)
-    query.favoritesOnly = try flag(parameters, "favorites")
-    query.search = parameters["search"]
-    if let key = parameters["sort"] {
-      guard let sort = ReviewQuery.Sort(rawValue: key) else {
-        throw Failure.badRequest("sort takes title, rating, created, updated or relevance, not \(key)")
-      }
-      query.sort = sort
-    }
-    query.reversed = try flag(parameters, "reverse")
-    query.limit = try integer(parameters, "limit", in: 0...500) ?? 50
-    query.offset = try integer(parameters, "offset", in: 0...Int(Int32.max)) ?? 0
-    return query
   }
 
   /// `GET /api/reviews/ID`: the review as `catalogue show --json` prints it, with URLs.
@@ -299,26 +294,6 @@ enum API {
     let uploads = exchange.files(named: "file")
     guard !uploads.isEmpty else { throw Failure.badRequest("no picture: give one or more parts named file") }
     return uploads
-  }
-
-  static func integer(_ parameters: QueryParameters, _ name: String, in range: ClosedRange<Int>) throws(Failure)
-    -> Int?
-  {
-    guard let text = parameters[name] else { return nil }
-    guard let value = Int(text), range.contains(value) else {
-      throw Failure.badRequest(
-        "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
-    }
-    return value
-  }
-
-  static func flag(_ parameters: QueryParameters, _ name: String) throws(Failure) -> Bool {
-    guard let text = parameters[name] else { return false }
-    switch text.lowercased() {
-    case "", "1", "true", "yes": return true
-    case "0", "false", "no": return false
-    default: throw Failure.badRequest("\(name) takes true or false, not \(text)")
-    }
   }
 
   // MARK: Answers

@@ -26,28 +26,21 @@ struct HomeFilters: Sendable, Equatable {
   var view = View.grid
   var page = 1
 
-  /// Reads the query; a value that cannot be one is a failure that says which and why.
+  /// What the page calls the library's query parameters, in its messages.
+  static let names = ReviewQuery.Names(
+    category: "category", minimumRating: "minimum stars", favorites: "favorites", search: "a search", sort: "sort",
+    reverse: "reverse", limit: "limit", offset: "offset")
+
+  /// Reads the query; a value that cannot be one is a failure that says which and why. The
+  /// filters are read by the library's rules; the view, the page and the names of the orders
+  /// are the page's own.
   init(_ query: QueryParameters) throws(Failure) {
     search = (query["q"] ?? "").trimmingCharacters(in: .whitespaces)
-    if let label = query["category"], !label.isEmpty {
-      guard let category = Category(rawValue: label) else {
-        throw Failure.badRequest("category \(label) is not a category label")
-      }
-      self.category = category
-    }
-    if let text = query["min"], !text.isEmpty {
-      guard let stars = Int(text), (0...5).contains(stars) else {
-        throw Failure.badRequest("minimum stars must be 0 to 5, not \(text)")
-      }
-      minimumRating = stars
-    }
-    favoritesOnly = ["1", "on", "true", "yes"].contains(query["favorites"] ?? "")
     if let key = query["sort"], !key.isEmpty {
       guard Self.orders.contains(where: { $0.key == key }) else {
         throw Failure.badRequest(
           "sort must be one of \(Self.orders.map(\.key).joined(separator: ", ")), not \(key)")
       }
-      if key == "relevance" && search.isEmpty { throw Failure.badRequest("sorting by best match needs a search") }
       order = key
     }
     if let text = query["view"], !text.isEmpty {
@@ -59,6 +52,22 @@ struct HomeFilters: Sendable, Equatable {
         throw Failure.badRequest("page must be a number from 1, not \(text)")
       }
       self.page = page
+    }
+    var input = ReviewQueryInput()
+    input.category = query["category"].flatMap { $0.isEmpty ? nil : $0 }
+    input.minimumRating = query["min"].flatMap { $0.isEmpty ? nil : $0 }
+    input.favorites = query["favorites"]
+    input.search = search.isEmpty ? nil : search
+    if let order, let chosen = Self.orders.first(where: { $0.key == order }) {
+      input.sort = chosen.sort.rawValue
+    }
+    do {
+      let parsed = try ReviewQuery(input, names: Self.names)
+      category = parsed.category
+      minimumRating = parsed.minimumRating
+      favoritesOnly = parsed.favoritesOnly
+    } catch {
+      throw Failure(error)
     }
   }
 
