@@ -111,13 +111,19 @@ public final class CatalogueService: HTTPService {
       }
       limit.pace = Self.anonymousPace
     }
-    // Whoever carries credentials may renew a session or meet an expired one: both write.
-    let worker =
-      route.work == .worker || (hasCredentials && !route.isFile) || route.needsWork?(self, head, captures) == true
-    return .read(limit, onWorker: worker)
+    // Whatever reads or writes the library runs on a worker, off the connections' threads,
+    // which keep serving files and the readers' pages the cache holds: a write may wait for a
+    // lock, a search may take a hundred milliseconds on a large library, a new connection opens
+    // the database. (Workers run at a lower priority, so thumbnails keep their pace.)
+    let worker = route.isFile ? route.needsWork?(self, head, captures) == true : !isKeptPage(route, head)
+    return .read(limit, onWorker: worker, planned: RouteMatch(route: route, captures: captures))
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {
+    // The route the plan matched, carried here: each request's route is matched once.
+    if let match = request.planned as? RouteMatch {
+      return serve(match.route, captures: match.captures, request: request)
+    }
     let head = request.head
     guard let path = head.pathSegments else {
       return errorResponse(status: 400, message: "the request's path is malformed", head: head)
@@ -154,59 +160,12 @@ public final class CatalogueService: HTTPService {
   // MARK: Serving a route
 
   private func serve(_ route: Route, captures: [String: String], request: HTTPRequest) -> HTTPResponse {
-    let head = request.head
-    var identity: Identity?
-    do throws(Failure) {
-      let form = form(of: request, route: route)
-      if !route.isFile {
-        identity = try authenticate(head)
-        try authorize(route, head: head, form: form, identity: identity)
-      }
-      let exchange = Exchange(request: request, captures: captures, identity: identity, service: self, form: form)
-      // What anyone may see is kept until the library changes; a request with credentials is
-      // never answered from it, nor kept.
-      // Nor is a page that says what a change did (a notice is for one browser, once).
-      let notice = head.cookies[CookieName.notice]
-      let cacheable =
-        route.isCacheable && Self.credentials(in: head) == nil && notice == nil && options.pageCacheBytes > 0
-      var generation: UInt64 = 0
-      if cacheable {
-        try lookForChanges()
-        generation = pages.generation
-        if let kept = pages.page(head.target, generation: generation) {
-          return finish(kept, head: head, signedIn: false)
-        }
-      }
-      defer {
-        // Whatever a write did (or began to do before it failed), the pages kept may be stale.
-        if route.method != "GET" { pages.invalidate() }
-      }
-      var response = try route.handler(exchange)
-      if cacheable && response.status == 200 { pages.keep(response, for: head.target, generation: generation) }
-      if notice != nil && route.method == "GET" && response.headers["Content-Type"]?.hasPrefix("text/html") == true {
-        // Said once: the page that shows it deletes it, and is kept by no cache.
-        response.headers.add("Set-Cookie", Cookie.expired(CookieName.notice, secure: isSecure(head)))
-        response.headers.set("Cache-Control", "no-store")
-      }
-      if case .session(let grant, renewed: true)? = identity?.credential {
-        response.headers.add(
-          "Set-Cookie", Cookie.session(grant, policy: options.sessionPolicy, secure: isSecure(head), now: Date()))
-      }
-      return finish(response, head: head, signedIn: identity != nil)
+    var passage = Passage(route: route, captures: captures, request: request, form: form(of: request, route: route))
+    do {
+      return try run(&passage, from: 0)
     } catch {
-      // A review's form that came too late for its session, or from a page older than the
-      // reviewer's last sign-in: what was typed is kept, and comes back to the form (after a
-      // sign-in when the session has ended).
-      if route.keepsForm && (error.status == 401 || error.formOutOfDate), comesFromOwnPage(head),
-        let kept = forms.keep(
-          ReviewForm(form(of: request, route: route)), path: head.path,
-          reason: error.status == 401 ? .signedOut : .outOfDate)
-      {
-        let page = head.path + "?kept=" + kept
-        let response = error.status == 401 ? signInFirst(head, next: page) : Pages.redirect(to: page)
-        return finish(response, head: head, signedIn: identity != nil)
-      }
-      return finish(answer(error, route: route, head: head, identity: identity), head: head, signedIn: identity != nil)
+      // The first step answers every failure; this is its own.
+      return answer(error, route: route, head: request.head, identity: passage.identity)
     }
   }
 
@@ -255,16 +214,6 @@ public final class CatalogueService: HTTPService {
     } else if response.headers["Content-Security-Policy"] == nil {
       response.headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
     }
-  }
-
-  /// No caching of what a signed-in reviewer sees.
-  private func finish(_ response: HTTPResponse, head: HTTPRequestHead, signedIn: Bool) -> HTTPResponse {
-    var response = response
-    if signedIn || head.cookies[CookieName.session] != nil {
-      response.headers.set("Cache-Control", "private, no-store")
-      response.headers.add("Vary", "Cookie")
-    }
-    return response
   }
 
   // MARK: Who is asking
@@ -395,22 +344,24 @@ public final class CatalogueService: HTTPService {
     }
   }
 
+  /// Whether the cache holds the page `head` asks, for anyone to see: answered on the
+  /// connection's thread, which only asks SQLite whether the library changed (its change
+  /// counter, in the write-ahead log's shared-memory index) before sending it.
+  func isKeptPage(_ route: Route, _ head: HTTPRequestHead) -> Bool {
+    route.isCacheable && Self.credentials(in: head) == nil && head.cookies[CookieName.notice] == nil
+      && options.pageCacheBytes > 0 && pages.page(head.target, generation: pages.generation) != nil
+  }
+
   /// The most bytes of a body sent without credentials (a sign-in form or its JSON).
   static let anonymousBodyBytes = 64 << 10
   /// How slowly a body sent without credentials may come: whole within 10 seconds, its length
   /// announced (a chunked one is refused with 411, so that it is never read at all).
   static let anonymousPace = BodyPace(minimumBytesPerSecond: 1024, window: 10, deadline: 10, requiresLength: true)
 
-  /// The largest picture file an upload may hold: the library's own cap.
-  var maximumFileBytes: Int {
-    do {
-      return try pool.with(author: nil) { (library) throws(CatalogueError) in library.fileSizeCap }
-    } catch {
-      // A library that cannot be read now refuses the upload at its import, with the reason;
-      // until then the default cap bounds what is received.
-      return Library.defaultFileSizeCap
-    }
-  }
+  /// The largest picture file an upload may hold: the library's own cap, as a connection of the
+  /// pool last read it (a cap changed since is in force at the import, which refuses the file
+  /// with the reason).
+  var maximumFileBytes: Int { pool.fileSizeCap }
 
   // MARK: Helpers
 

@@ -150,20 +150,36 @@ struct PictureRouteTests {
     #expect(decoded.header.width == image.width && decoded.header.height == image.height)
   }
 
-  /// A search may be slow on a large library: one the server has not kept runs on a worker,
-  /// so that thumbnails asked meanwhile do not wait behind it; once kept, it is answered inline.
-  @Test func aSearchNotYetKeptRunsOnAWorker() throws {
+  /// What reads the library runs on a worker (a search may be slow on a large library), so
+  /// that thumbnails asked meanwhile do not wait behind it; once the page is kept, it is
+  /// answered on the connection's thread. A reviewer's pages are never kept.
+  @Test func aPageNotYetKeptRunsOnAWorker() throws {
     let site = try Site()
-    _ = try site.openLibrary().create(
+    let review = try site.openLibrary().create(
       ReviewDraft(title: "Arrival", body: "Time and language.", rating: 5, category: "movie"))
-    #expect(site.service.plan(for: HTTPRequestHead(method: "GET", target: "/")) == .inline)
-    #expect(site.service.plan(for: HTTPRequestHead(method: "GET", target: "/api/reviews?limit=5")) == .inline)
-    for url in ["/?q=time", "/api/reviews?search=time"] {
+    let signedIn = try site.signIn()
+    let cookie = ("Cookie", "\(CookieName.session)=\(signedIn.cookie)")
+    for url in ["/", "/api/reviews?limit=5", "/?q=time", "/api/reviews?search=time", "/reviews/\(review.id)"] {
       let head = HTTPRequestHead(method: "GET", target: url)
       #expect(site.service.plan(for: head) == .worker, "\(url)")
       #expect(site.ask("GET", url).status == 200)
       #expect(site.service.plan(for: head) == .inline, "\(url) once kept")
+      #expect(
+        site.service.plan(for: HTTPRequestHead(method: "GET", target: url, headers: HTTPHeaders([cookie]))) == .worker)
     }
+    // The route is matched once, when the request is planned, and handed on with what it captured.
+    guard
+      case .read(_, _, let planned) = site.service.plan(for: HTTPRequestHead(method: "GET", target: "/reviews/ab12"))
+    else {
+      Issue.record("a review page was not planned to be read")
+      return
+    }
+    let match = try #require(planned as? RouteMatch)
+    #expect(match.captures == ["id": "ab12"] && match.route.isCacheable)
+    // Once the library changes, the page is made again, on a worker.
+    try site.openLibrary().update(review.id, changes: ReviewChanges(rating: 4))
+    _ = site.ask("GET", "/api/reviews?limit=1")
+    #expect(site.service.plan(for: HTTPRequestHead(method: "GET", target: "/")) == .worker)
   }
 
   @Test(arguments: [
@@ -188,7 +204,7 @@ extension RequestPlan {
   static func == (plan: RequestPlan, place: Place) -> Bool {
     switch plan {
     case .respond: return place == .answered
-    case .read(_, let onWorker): return place == (onWorker ? .worker : .inline)
+    case .read(_, let onWorker, _): return place == (onWorker ? .worker : .inline)
     }
   }
 

@@ -5,7 +5,9 @@ public enum RequestPlan: Sendable {
   /// Read the body within `limit`, then call `respond(to:)`: on the connection's own thread, or
   /// when `onWorker` on the worker pool (slow work: decoding pictures, writes that may wait for a
   /// lock), with the connection suspended meanwhile so that its thread serves the others.
-  case read(BodyLimit, onWorker: Bool)
+  /// `planned` is what the plan found out (the route the head matched, say), handed back in
+  /// ``HTTPRequest/planned`` so that it is not found out twice.
+  case read(BodyLimit, onWorker: Bool, planned: (any Sendable)? = nil)
 }
 
 /// How much body a request may bring, and how a form is taken.

@@ -46,6 +46,8 @@ final class RequestContext: @unchecked Sendable {
   var pendingResponse: HTTPResponse?
   var intake: BodyIntake?
   var onWorker = false
+  /// What the plan found out, for the request.
+  var planned: (any Sendable)?
   /// What the log says of the response queued.
   var status = 0
   var bytes = 0

@@ -128,7 +128,7 @@ final class ServerCore: Sendable {
       context.pendingResponse = response
       context.phase = .answerNext
       return true
-    case .read(let limit, let onWorker):
+    case .read(let limit, let onWorker, let planned):
       if framing.hasBody {
         if let length = framing.contentLength, length > limit.maximumBytes {
           return refuse(
@@ -159,6 +159,7 @@ final class ServerCore: Sendable {
       }
       context.intake = BodyIntake(limit: limit, reader: reader, expected: framing.contentLength)
       context.onWorker = onWorker
+      context.planned = planned
       context.phase = .readingBody
       return true
     }
@@ -178,7 +179,7 @@ final class ServerCore: Sendable {
     let request: HTTPRequest
     switch intake.finish() {
     case .success(let whole):
-      request = HTTPRequest(head: head, body: whole.body, parts: whole.parts)
+      request = HTTPRequest(head: head, body: whole.body, parts: whole.parts, planned: context.planned)
       context.uploads = whole.parts.compactMap(\.file)
     case .failure(let failure):
       intake.discard()

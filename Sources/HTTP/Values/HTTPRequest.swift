@@ -87,11 +87,14 @@ public struct HTTPRequest: Sendable {
   public var body: [UInt8]
   /// multipart/form-data parts in order ([] otherwise).
   public var parts: [FormPart]
+  /// What the service's plan for this request found out (``RequestPlan/read(_:onWorker:planned:)``).
+  public var planned: (any Sendable)?
 
-  public init(head: HTTPRequestHead, body: [UInt8] = [], parts: [FormPart] = []) {
+  public init(head: HTTPRequestHead, body: [UInt8] = [], parts: [FormPart] = [], planned: (any Sendable)? = nil) {
     self.head = head
     self.body = body
     self.parts = parts
+    self.planned = planned
   }
 }
 

@@ -18,6 +18,7 @@ final class LibraryPool: Sendable {
   /// Why the library could be opened only to read, when it could (see ``Library/readOnlyReason``).
   let readOnlyReason: ReadOnlyReason?
   private let idle = Mutex<[Lent]>([])
+  private let lastFileSizeCap: Atomic<Int>
   /// Told when something may have changed in the library since a connection last looked.
   private let changed: @Sendable () -> Void
 
@@ -33,6 +34,7 @@ final class LibraryPool: Sendable {
     self.changed = changed
     let first = try Library(opening: path, upgrading: true)
     readOnlyReason = first.readOnlyReason
+    lastFileSizeCap = Atomic(first.fileSizeCap)
     try first.limitMemory(cacheBytes: Self.cacheBytes)
     idle.withLock { $0.append(Lent(first)) }
   }
@@ -43,11 +45,17 @@ final class LibraryPool: Sendable {
     let lent = try borrow()
     defer { giveBack(lent) }
     let library = lent.library
-    if try library.refreshIfChanged() { changed() }
+    if try library.refreshIfChanged() {
+      lastFileSizeCap.store(library.fileSizeCap, ordering: .relaxed)
+      changed()
+    }
     library.author = author
     defer { library.author = nil }
     return try body(library)
   }
+
+  /// The library's file-size cap as a connection last read it, without borrowing one.
+  var fileSizeCap: Int { lastFileSizeCap.load(ordering: .relaxed) }
 
   /// Looks whether the library changed since the connection lent last looked.
   func look() throws(CatalogueError) {

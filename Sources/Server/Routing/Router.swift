@@ -20,15 +20,6 @@ enum BodyKind: Sendable {
   case upload
 }
 
-/// Where a route's work runs.
-enum Work: Sendable {
-  /// On the connection's own thread: reads that never wait for a lock.
-  case inline
-  /// On the worker pool: writes (which may wait for another command's lock), decoding, hashing
-  /// passwords.
-  case worker
-}
-
 /// A route: a method and a path pattern, to a handler.
 ///
 /// A pattern is a list of segments: literal ones, and `:name` ones that capture any one
@@ -43,7 +34,6 @@ struct Route: Sendable {
   let segments: [Segment]
   let access: Access
   let body: BodyKind
-  let work: Work
   /// Whether the route answers with JSON (the API) rather than a page.
   let isAPI: Bool
   /// Whether the route serves files and pictures, which need no identity: a browser's cookie
@@ -57,9 +47,8 @@ struct Route: Sendable {
   /// Whether the route takes a review's form, typed by hand: when its session has ended or its
   /// token is out of date, the form is kept for the reviewer to save once back, not dropped.
   let keepsForm: Bool
-  /// For an inline route, whether this request has slow work to do after all (a picture to
-  /// make before it can be served, a search to answer), decided from its head: it then runs
-  /// on a worker.
+  /// For a file route, whether this request has work to do before its file can be served (a
+  /// picture to make), decided from its head: it then runs on a worker.
   let needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)?
   let handler: @Sendable (Exchange) throws(Failure) -> HTTPResponse
 
@@ -70,8 +59,8 @@ struct Route: Sendable {
   }
 
   init(
-    _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none,
-    work: Work = .inline, file: Bool = false, checksOwnForgery: Bool = false, cacheable: Bool = false,
+    _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none, file: Bool = false,
+    checksOwnForgery: Bool = false, cacheable: Bool = false,
     keepsForm: Bool = false,
     needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)? = nil,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
@@ -82,8 +71,6 @@ struct Route: Sendable {
     }
     self.access = access
     self.body = body
-    // A route that writes runs on a worker whatever it says: a write may wait for a lock.
-    self.work = (method == "GET" || method == "HEAD") ? work : .worker
     self.isAPI = pattern.hasPrefix("/api/")
     self.isFile = file
     self.checksOwnForgery = checksOwnForgery
@@ -131,4 +118,11 @@ struct Router: Sendable {
     if allowed.contains("GET") { allowed.append("HEAD") }
     return .methodNotAllowed(allowed)
   }
+}
+
+/// A route a request's head matched, with what its path captured: what the plan hands on to
+/// the answer.
+struct RouteMatch: Sendable {
+  let route: Route
+  let captures: [String: String]
 }

@@ -23,9 +23,7 @@ enum Routes {
 
   /// Pages for readers and reviewers: HTML that works without JavaScript.
   static let pages: [Route] = [
-    Route(
-      "GET", "/", cacheable: true, needsWork: { service, head, _ in service.searchNeedsWork(head, parameter: "q") },
-      Pages.home),
+    Route("GET", "/", cacheable: true, Pages.home),
     Route("GET", "/reviews/:id", cacheable: true, Pages.review),
     Route("GET", "/sign-in", Pages.signInForm),
     Route("POST", "/sign-in", body: .form, checksOwnForgery: true, Pages.signIn),
@@ -45,9 +43,7 @@ enum Routes {
 
   /// The JSON API, with the shapes of the command line's `--json`.
   static let api: [Route] = [
-    Route(
-      "GET", "/api/reviews", cacheable: true,
-      needsWork: { service, head, _ in service.searchNeedsWork(head, parameter: "search") }, API.list),
+    Route("GET", "/api/reviews", cacheable: true, API.list),
     Route("POST", "/api/reviews", access: .reviewer, body: .json, API.create),
     Route("GET", "/api/reviews/:id", cacheable: true, API.show),
     Route("PATCH", "/api/reviews/:id", access: .reviewer, body: .json, API.edit),
