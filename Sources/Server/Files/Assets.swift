@@ -92,6 +92,20 @@ enum Assets {
     (function () {
       var editor = document.querySelector("form.editor");
       if (!editor) return;
+      // The form's token and the version it was opened on belong to this entry of the history:
+      // Back to it (the page fetched again, with what was typed put back by the browser) sends
+      // them as they were, so that a review is not added twice, nor an old form saved over a
+      // change made since.
+      var carried = ["token", "version"].map(function (name) { return editor.elements[name]; })
+        .filter(function (field) { return field; });
+      var kept = history.state && history.state.form;
+      if (kept) {
+        carried.forEach(function (field) { if (kept[field.name]) field.value = kept[field.name]; });
+      } else if (carried.length) {
+        var state = {};
+        carried.forEach(function (field) { state[field.name] = field.value; });
+        history.replaceState(Object.assign({}, history.state, { form: state }), "");
+      }
       var typed = false;
       editor.addEventListener("input", function () { typed = true; });
       editor.addEventListener("submit", function () { typed = false; });
