@@ -153,3 +153,30 @@ struct PartsTests {
     #expect(Cookie.expired("name", secure: false).contains("Max-Age=0"))
   }
 }
+
+/// Whoever asks over HTTP hears the library's errors in words for them: no command to run, no
+/// command-line flag, no path of the server's.
+@Suite("Errors in a browser's words")
+struct FailureWordingTests {
+  static let errors: [CatalogueError] = [
+    .reviewNotFound("abcd"), .badReviewReference("xyz!"), .ambiguousReview(prefix: "ab", candidates: ["ab1", "ab2"]),
+    .imageNotFound(review: "abcd", reference: "3"), .badImageReference("x"),
+    .unknownCategory("moive", suggestion: "movie"), .invalidQuery("a search cannot hold a NUL character"),
+    .imageAlreadyAttached(review: "abcd", sha256: String(repeating: "a", count: 64), position: 2),
+    .duplicatePicture(file: "a.jpg", sha256: String(repeating: "b", count: 64), position: 1),
+    .fileTooLarge(path: "big.jpg", bytes: 300 << 20, cap: 200 << 20), .notText(path: "body.md"),
+    .invalidReview(["title is empty"]), .reviewChanged(id: "abcd", title: "T", by: "ada"),
+    .database(DatabaseError(code: 5, message: "database is locked")), .interrupted,
+  ]
+
+  @Test(arguments: errors)
+  func aLibraryErrorSaysNothingOfTheCommandLine(_ error: CatalogueError) {
+    let failure = Failure(error)
+    #expect(failure.status < 500 || failure.status == 503, "\(error)")
+    for command in ["init", "list", "check", "upgrade", "user", "show", "add", "command"] {
+      #expect(!failure.message.contains("catalogue \(command)"), "\(failure.message)")
+    }
+    #expect(!failure.message.contains(" --"), "\(failure.message)")
+    #expect(!failure.message.contains("`"), "\(failure.message)")
+  }
+}

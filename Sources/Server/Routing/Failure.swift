@@ -55,6 +55,8 @@ struct Failure: Error, Sendable, Equatable {
       self.init(404, "review \(review) has no picture \(reference): it may have been removed")
     case .badImageReference(let reference):
       self.init(404, "no picture \(reference) in this review: the address is mistyped")
+    case .database(let cause) where cause.isBusy:
+      self.init(503, "the catalogue is busy saving another change: try again in a few seconds")
     // The command line's words name its flag; a script says it in the JSON it sends.
     case .unknownCategory(let label, let suggestion):
       self.init(
