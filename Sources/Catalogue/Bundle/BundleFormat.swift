@@ -180,6 +180,12 @@ enum BundleFormat {
     var cover: Bool
     /// The original's path in the bundle.
     var original: String
+    /// What the review says of the picture (``PictureText``) and the name its file had
+    /// (``PictureName``): written only when there is one, and optional, so that bundles
+    /// written before they were kept still read.
+    var alt: String? = nil
+    var caption: String? = nil
+    var name: String? = nil
   }
 
   /// Just the version, read first, so that a newer format is named as such rather than
@@ -235,7 +241,7 @@ enum BundleFormat {
     "format", "id", "title", "body", "rating", "category", "favorite", "created", "updated", "images",
   ]
   static let imageKeys: Set<String> = [
-    "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original",
+    "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original", "alt", "caption", "name",
   ]
 
   /// A decoding error in a few words: which field, and what was wrong with it.

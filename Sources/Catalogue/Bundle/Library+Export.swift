@@ -234,13 +234,13 @@ extension Library {
       pictures.append(
         HTML.Picture(
           original: originalPath, format: image.format, shown: thumbnailPath, width: thumbnail.width,
-          height: thumbnail.height))
+          height: thumbnail.height, text: reviewImage.text))
       images.append(
         BundleFormat.Image(
           sha256: image.sha256, format: image.format.rawValue, width: image.width,
           height: image.height,
           orientation: image.orientation.rawValue, bytes: image.bytes, cover: index == coverIndex,
-          original: originalPath))
+          original: originalPath, alt: reviewImage.alt, caption: reviewImage.caption, name: reviewImage.name))
     }
     let record = BundleFormat.Record(
       format: BundleFormat.version, id: review.id, title: review.title, body: review.body,
