@@ -114,6 +114,7 @@ enum Pages {
     let notices = [
       "saved": "Saved.", "created": "Review added.", "uploaded": "Pictures added.", "cover": "Cover changed.",
       "moved": "Picture moved.", "replaced": "Picture replaced.", "detached": "Picture removed from the review.",
+      "described": "Description saved.",
       "deleted": "Review deleted.", "signed-out": "Signed out.", "signed-in": "Signed in.",
     ]
     guard let code, let text = notices[code] else { return [] }
