@@ -214,6 +214,7 @@ struct PictureTextTests {
     #expect(page.contains("<figcaption>Line one<br>line two</figcaption></figure>"))
     #expect(page.contains(#"alt="Picture 3 of Arrival"></a><figcaption>Turned upright</figcaption></figure></li>"#))
     #expect(page.contains(#"alt="Picture 1 of Arrival"></a></li>"#))
+    #expect(try Self.record(bundle)["format"] as? Int == 2)
     let target = try TestLibrary()
     let imported = try BundleTests.importOne(target.library, bundle)
     #expect(try Self.said(target.library, imported.review.id) == Self.said(source.library, review.id))
@@ -230,10 +231,31 @@ struct PictureTextTests {
         images[index] = images[index].filter { !["alt", "caption", "name"].contains($0.key) }
       }
       record["images"] = images
+      record["format"] = 1
     }
     let fresh = try TestLibrary()
     let plain = try BundleTests.importOne(fresh.library, older)
     #expect(plain.review.images.allSatisfy { $0.text == PictureText() && $0.name == nil })
+    // Exported again it is format 1 still, which builds before these fields read; and format 1
+    // has no room for them.
+    let again = try BundleTests.exportOne(fresh.library, plain.review.id, to: fresh.folder.file("Again"))
+    #expect(try Self.record(again)["format"] as? Int == 1)
+    #expect(!String(decoding: try Fixture.bytes("\(again)/review.json"), as: UTF8.self).contains("\"name\""))
+    try BundleTests.editRecord(again) { record in
+      var images = try #require(record["images"] as? [[String: Any]])
+      images[0]["alt"] = "Said in a format without room for it"
+      record["images"] = images
+    }
+    let other = try TestLibrary()
+    let refused = #expect(throws: CatalogueError.self) { try BundleTests.importOne(other.library, again) }
+    #expect(
+      refused == .badBundle(source: again, problem: .malformedRecord("alt in images[0] is not a field of format 1")))
+  }
+
+  /// A bundle's `review.json`, as JSON.
+  static func record(_ bundle: String) throws -> [String: Any] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/review.json"))
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
   }
 
   @Test func aBundleWithBadTextIsRefusedWhole() throws {

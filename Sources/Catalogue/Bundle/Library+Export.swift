@@ -243,7 +243,7 @@ extension Library {
           original: originalPath, alt: reviewImage.alt, caption: reviewImage.caption, name: reviewImage.name))
     }
     let record = BundleFormat.Record(
-      format: BundleFormat.version, id: review.id, title: review.title, body: review.body,
+      format: BundleFormat.version(of: images), id: review.id, title: review.title, body: review.body,
       rating: review.rating, category: review.category.rawValue, favorite: review.favorite,
       created: DateText.format(review.created), updated: DateText.format(review.updated),
       images: images)
