@@ -97,6 +97,8 @@ public enum JSONShape {
   public struct Summary: Encodable, Sendable {
     /// A list's cover picture.
     public struct Cover: Encodable, Sendable {
+      /// The review's description of it (its alt text); null for none.
+      @NullWhenMissing public var alt: String?
       public var sha256: String
       public var thumbnail: String
       public var original: String
@@ -129,7 +131,8 @@ public enum JSONShape {
       updatedBy = summary.updatedBy
       imageCount = summary.imageCount
       cover = summary.cover.map {
-        Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original, urls: urls?($0))
+        Cover(
+          alt: summary.coverAlt, sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original, urls: urls?($0))
       }
     }
   }
