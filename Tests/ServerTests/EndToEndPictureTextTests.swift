@@ -118,6 +118,8 @@ struct EndToEndPictureTextTests {
       "/reviews/\(id)/images/2/describe", [("alt", String(repeating: "b", count: 1_001)), ("caption", "")])
     #expect(refused.status == 400)
     #expect(refused.text.contains("the description is 1001 characters long, over 1000"))
+    // What was typed comes back in the picture's fields, not what was stored.
+    #expect(refused.text.contains(#"name="alt" value="\#(String(repeating: "b", count: 1_001))""#))
     try site.library.expectUnchanged(since: before)
     // Cleared from the form: both fields empty.
     let cleared = try browser.post("/reviews/\(id)/images/1/describe", [("alt", ""), ("caption", " ")])

@@ -383,12 +383,35 @@ extension Pages {
   }
 
   /// `POST /reviews/ID/images/N/describe` with `alt` and `caption`: sets both (an empty field
-  /// clears one), as `catalogue describe` does, then back to the editor.
+  /// clears one), as `catalogue describe` does, then back to the editor. Text the library
+  /// refuses comes back in the picture's fields, as typed, with why.
   @Sendable static func describePicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let alt = exchange.form["alt"]
     let caption = exchange.form["caption"]
     guard alt != nil || caption != nil else {
       throw Failure.badRequest("nothing to change: send alt, caption or both")
+    }
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let refused = try exchange.library {
+      (library) throws(CatalogueError) -> (problem: CatalogueError, review: Review, categories: [Category])? in
+      let id = try library.resolve(reference)
+      do throws(CatalogueError) {
+        _ = try PictureText(alt: alt, caption: caption).validated(for: "picture \(image) of review \(id)")
+        return nil
+      } catch {
+        var review = try library.review(id)
+        if let position = try? library.image(image, of: id).position {
+          let said = review.images[position - 1].text
+          review.images[position - 1].text = PictureText(alt: alt ?? said.alt, caption: caption ?? said.caption)
+        }
+        return (error, review, try library.categoriesInUse())
+      }
+    }
+    if let refused {
+      return editPage(
+        exchange, review: refused.review, form: ReviewForm(refused.review), categories: refused.categories,
+        notices: [], problems: messages(of: refused.problem), status: Failure.status(of: refused.problem))
     }
     return try pictureChange(exchange, done: "described") { (library, review, image) throws(CatalogueError) in
       _ = try library.describe(review, image: image, alt: alt, caption: caption)
