@@ -35,10 +35,10 @@ rm -rf "$library"
 "$catalogue" init "$library"
 
 # Reads a review file: the header block (key: value lines) up to `---`, then the body.
-# Sets title, rating, category and favorite; writes the body to $2.
+# Sets title, rating, category, favorite and alt (the cover's description); writes the body to $2.
 read_review() {
   local file=$1 body=$2 line key value in_header=1
-  title='' rating='' category='' favorite=no
+  title='' rating='' category='' favorite=no alt=''
   : >"$body"
   while IFS= read -r line || [ -n "$line" ]; do
     line=${line%$'\r'}
@@ -54,6 +54,7 @@ read_review() {
         rating) rating=$value ;;
         category) category=$value ;;
         favorite) favorite=$value ;;
+        alt) alt=$value ;;
         *) echo "$0: $file: unknown header field '$key'" >&2; return 1 ;;
       esac
     else
@@ -88,6 +89,7 @@ for review in "$source_dir"/reviews/[0-9][0-9]-*.md; do
 
   id=$("$catalogue" --library "$library" add "${args[@]}")
   echo "added $name: $id"
+  if [ -n "$alt" ]; then "$catalogue" --library "$library" describe "$id" 1 --alt "$alt" >/dev/null; fi
   for second in "$work/pictures/$name-2".*; do
     if [ -f "$second" ]; then "$catalogue" --library "$library" attach "$id" "$second" >/dev/null; fi
   done

@@ -43,7 +43,7 @@ struct Command: Sendable {
 
 enum Commands {
   static let all: [Command] = [
-    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, check,
+    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, describe, check,
     thumbnails, export, importBundle, upgrade, user, serve,
   ]
 
@@ -288,11 +288,11 @@ enum Commands {
   }
 
   /// Attaches the files of `sources`, with progress, and reports each failure on standard error.
-  static func attachFiles(_ sources: ImportSources, to review: String, cover: String?, library: Library) throws
-    -> AttachReport
-  {
+  static func attachFiles(
+    _ sources: ImportSources, to review: String, cover: String?, text: PictureText = PictureText(), library: Library
+  ) throws -> AttachReport {
     Progress.shared.start("Importing")
-    let report = try library.attach(files: sources.files, to: review, cover: cover) { progress in
+    let report = try library.attach(files: sources.files, to: review, cover: cover, text: text) { progress in
       Progress.shared.update(done: progress.done, total: progress.total)
     }
     Progress.shared.clear()
@@ -314,23 +314,38 @@ enum Commands {
         other entry (notes, link loops, FIFOs) is listed as skipped with its reason, and a folder with no \
         picture at all is refused. Pictures that cannot be used are reported and the others attached \
         (exit status 1 then). The first picture becomes the cover of a review that has none. Ctrl-C \
-        stops the import cleanly: nothing is attached and the files it wrote go again.
+        stops the import cleanly: nothing is attached and the files it wrote go again. Each picture keeps \
+        its file's name, which a download of the original is given. --alt and --caption describe one \
+        picture: with more than one file they are refused (describe each with `catalogue describe` once \
+        attached).
         """,
       options: [
         .init(
           "cover", value: "FILE",
           help:
-            "make this file's picture the cover (one of the pictures given, named any way: relative, absolute, a link)")
+            "make this file's picture the cover (one of the pictures given, named any way: relative, absolute, a link)"),
+        .init("alt", value: "TEXT", help: descriptionHelp),
+        .init("caption", value: "TEXT", help: captionHelp),
       ],
       positionals: 2...Int.max,
       examples: [
         "catalogue attach 3f2a poster.jpg still.png",
         "catalogue attach 3f2a ~/Pictures/Trip --cover ~/Pictures/Trip/best.jpg",
+        #"catalogue attach 3f2a poster.jpg --alt "A lighthouse at dusk, its beam over the sea""#,
       ])
   ) { context in
     let library = try context.openLibrary()
     let arguments = context.arguments
     let sources = try importSources(Array(arguments.positionals.dropFirst()))
+    let text = PictureText(alt: arguments.value("alt"), caption: arguments.value("caption"))
+    if !text.isEmpty && sources.files.count != 1 {
+      let flags = [text.alt == nil ? nil : "--alt", text.caption == nil ? nil : "--caption"].compactMap { $0 }
+      throw UsageError(
+        message: "\(flags.joined(separator: " and ")) describe\(flags.count == 1 ? "s" : "") one picture, and "
+          + "\(sources.files.count) were given: attach them one at a time, or describe each after with "
+          + "`catalogue describe REVIEW IMAGE`",
+        command: "attach")
+    }
     // The cover is named like the pictures are (relative, `./`, absolute, a link to one), and
     // one that is none of them is a mistake in the call: refused before anything is read.
     var cover: String?
@@ -342,7 +357,7 @@ enum Commands {
       }
       cover = file
     }
-    let result = try attachFiles(sources, to: arguments.positionals[0], cover: cover, library: library)
+    let result = try attachFiles(sources, to: arguments.positionals[0], cover: cover, text: text, library: library)
     if context.json {
       try Terminal.print(JSONShape.encode(JSONShape.Attach(result, skipped: sources.skipped)))
     } else {
@@ -359,7 +374,8 @@ enum Commands {
   static let replace = Command(
     spec: CommandSpec(
       "replace", summary: "replace a review's picture, keeping its place", synopsis: "REVIEW IMAGE FILE",
-      details: imageDetails + " The new picture takes the old one's position and cover role.",
+      details: imageDetails
+        + " The new picture takes the old one's position, cover role, description and caption, and its file's name.",
       positionals: 3...3, examples: ["catalogue replace 3f2a 1 better-poster.jpg"])
   ) { context in
     let arguments = context.arguments.positionals
@@ -419,6 +435,64 @@ enum Commands {
       context.json
         ? JSONShape.encode(JSONShape.Review(review))
         : "Moved image \(arguments[1]) of \(Output.shortID(review.id)) to position \(position)")
+    return 0
+  }
+
+  static let descriptionHelp =
+    "describe the picture for readers who cannot see it (its alt text: one line, up to \(PictureText.maximumAltLength) characters)"
+  static let captionHelp =
+    "a caption shown under the picture (up to \(PictureText.maximumCaptionLength) characters; lines kept)"
+
+  static let describe = Command(
+    spec: CommandSpec(
+      "describe", summary: "describe a picture of a review, or caption it", synopsis: "REVIEW IMAGE",
+      details: imageDetails
+        + " --alt sets the description that pages give as the picture's alt text (a page says \"Cover of …\" or "
+        + "\"Picture 2 of …\" for a picture without one), --caption the caption shown under it; an empty value "
+        + "clears one, --clear both. White space at the ends is trimmed; a description is one line, a caption may "
+        + "have several. What is not given stays as it was. `check` lists covers without a description.",
+      options: [
+        .init("alt", value: "TEXT", help: descriptionHelp),
+        .init("caption", value: "TEXT", help: captionHelp),
+        .init("clear", help: "clear the description and the caption"),
+      ],
+      positionals: 2...2,
+      examples: [
+        #"catalogue describe 3f2a 1 --alt "A lighthouse at dusk, its beam over the sea""#,
+        #"catalogue describe 3f2a 2 --caption "Taken from the ferry, 1998""#,
+        "catalogue describe 3f2a 2 --clear",
+      ])
+  ) { context in
+    let arguments = context.arguments
+    var alt = arguments.value("alt")
+    var caption = arguments.value("caption")
+    if arguments.has("clear") {
+      guard alt == nil && caption == nil else {
+        throw UsageError(message: "--clear clears both: give it without --alt and --caption", command: "describe")
+      }
+      (alt, caption) = ("", "")
+    }
+    guard alt != nil || caption != nil else {
+      throw UsageError(message: "nothing to change: give --alt TEXT, --caption TEXT or --clear", command: "describe")
+    }
+    let positionals = arguments.positionals
+    let review = try context.openLibrary().describe(positionals[0], image: positionals[1], alt: alt, caption: caption)
+    if context.json {
+      try Terminal.print(JSONShape.encode(JSONShape.Review(review)))
+      return 0
+    }
+    // The picture as the library resolved it: a position of up to three digits, else a hash prefix.
+    let reference = positionals[1]
+    let shown =
+      Int(reference) != nil && reference.utf8.count <= 3
+      ? review.images.first { $0.position == Int(reference) }
+      : review.images.first { $0.image.sha256.hasPrefix(reference.lowercased()) }
+    var lines = ["Described image \(shown?.position ?? 0) of \(Output.shortID(review.id)) (\(review.title))"]
+    if let shown {
+      let said = Output.described(shown).filter { !$0.hasPrefix("name: ") }
+      lines += said.isEmpty ? ["  no description, no caption"] : said.map { "  " + $0 }
+    }
+    Terminal.print(lines.joined(separator: "\n"))
     return 0
   }
 }

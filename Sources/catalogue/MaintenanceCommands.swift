@@ -43,6 +43,8 @@ extension Commands {
     let thumbnails: Int
     let bytesRead: Int
     let findings: [FindingJSON]
+    /// What is not wrong but worth doing (`cover-without-description`): never unhealthy.
+    let hints: [FindingJSON]
     @NullWhenMissing var repair: Repair?
     /// What a check found after the repair.
     @NullWhenMissing var remaining: [FindingJSON]?
@@ -72,7 +74,9 @@ extension Commands {
       details: """
         Verifies the database and its search index, every record, every original (its size, its SHA-256 \
         against its name, that it decodes, that the record's facts match) and every thumbnail, and that \
-        the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong.
+        the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong. \
+        Hints (lines starting "hint:"; `hints` in --json) are not problems: a cover without a description, \
+        which `catalogue describe REVIEW IMAGE --alt TEXT` adds; they leave the status 0.
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
         lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
         touches an original a record refers to. What it cannot repair it names, with what to do. \
@@ -132,6 +136,7 @@ extension Commands {
           CheckJSON(
             healthy: healthy, quick: report.quick, reviews: report.reviews, images: report.images,
             thumbnails: report.thumbnails, bytesRead: report.bytesRead, findings: report.findings.map(FindingJSON.init),
+            hints: report.hints.map(FindingJSON.init),
             repair: repair.map { repair in
               CheckJSON.Repair(
                 dryRun: repair.dryRun,
@@ -144,6 +149,7 @@ extension Commands {
       return healthy ? 0 : 1
     }
     for finding in report.findings { Terminal.print(describe(finding)) }
+    for hint in report.hints { Terminal.print("hint: " + describe(hint)) }
     var summary =
       "\(count(report.images, "image")) \(quick ? "checked" : "verified") in \(count(report.reviews, "review"))"
     if !quick { summary += " (\(Output.byteCount(report.bytesRead)) read)" }

@@ -106,6 +106,7 @@ enum Output {
       lines.append(review.images.count == 1 ? "1 image:" : "\(review.images.count) images:")
       for image in review.images {
         lines.append("  " + imageLine(image))
+        lines += described(image).map { "     " + $0 }
       }
     }
     return lines.joined(separator: "\n")
@@ -116,6 +117,20 @@ enum Output {
     return "\(image.position)\(image.isCover ? "*" : " ") \(stored.sha256.prefix(12))  "
       + "\(stored.width)×\(stored.height) \(stored.format.name)\(colour(stored)) \(byteCount(stored.bytes))  "
       + stored.original
+  }
+
+  /// What the review says of a picture and its file's name, a line each (a caption's further
+  /// lines indented under its first); nothing for what it does not have.
+  static func described(_ image: ReviewImage) -> [String] {
+    var lines: [String] = []
+    if let name = image.name { lines.append("name: \(name)") }
+    if let alt = image.alt { lines.append("description: \(alt)") }
+    if let caption = image.caption {
+      let parts = caption.split(separator: "\n", omittingEmptySubsequences: false)
+      lines.append("caption: \(parts[0])")
+      lines += parts.dropFirst().map { "         \($0)" }
+    }
+    return lines
   }
 
   /// The colour space after the format, for pictures that have one worth saying: untagged

@@ -16,7 +16,7 @@ enum Signals {
   /// Commands that stop cleanly; the others stop at once. (`check` stops cleanly once its
   /// repair begins.)
   static let cleanStopCommands: Set<String> = [
-    "init", "add", "edit", "remove", "attach", "replace", "detach", "cover", "move", "thumbnails",
+    "init", "add", "edit", "remove", "attach", "replace", "detach", "cover", "move", "describe", "thumbnails",
     "import-bundle", "upgrade", "user",
   ]
 

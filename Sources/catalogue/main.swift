@@ -108,7 +108,8 @@ extension CatalogueError {
   /// could not be done with well-formed values (no such review, a refused picture) is 1.
   var isAboutTheCommandLine: Bool {
     switch self {
-    case .invalidReview, .badReviewReference, .badImageReference, .invalidQuery, .unknownCategory, .badReviewerName,
+    case .invalidReview, .invalidPictureText, .badReviewReference, .badImageReference, .invalidQuery, .unknownCategory,
+      .badReviewerName,
       .badPassword:
       return true
     default: return false

@@ -68,7 +68,7 @@ struct CommandTests {
     #expect(
       Set(images[0].keys) == [
         "position", "sha256", "format", "width", "height", "orientation", "colorSpace", "bytes", "cover", "original",
-        "thumbnail",
+        "thumbnail", "alt", "caption", "name",
       ])
     #expect(images[0]["width"] as? Int == 120 && images[0]["height"] as? Int == 80)
     #expect(images[0]["cover"] as? Bool == true && images[1]["cover"] as? Bool == false)

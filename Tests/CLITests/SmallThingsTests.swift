@@ -89,11 +89,11 @@ struct SmallThingsTests {
     #expect(result.error.hasPrefix("error: bad name is not a reviewer name"), "\(result.error)")
   }
 
-  /// A `review.json` with a key twice, or a field format 1 does not have, is refused with the
+  /// A `review.json` with a key twice, or a field its format does not have, is refused with the
   /// key named: a JSON reader would keep one of the two, or drop the field, in silence.
   @Test(arguments: [
     ("\"rating\": 4,", "\"rating\": 4, \"rating\": 1,", "rating is given twice at the top level"),
-    ("\"rating\": 4,", "\"rating\": 4, \"spoilers\": true,", "spoilers at the top level is not a field of format 1"),
+    ("\"rating\": 4,", "\"rating\": 4, \"spoilers\": true,", "spoilers at the top level is not a field of format 2"),
     ("\"cover\" : true,", "\"cover\" : true, \"cover\" : false,", "cover is given twice in images[0]"),
   ])
   func aRecordWithADuplicateOrUnknownKeyIsRefused(_ find: String, _ replace: String, _ problem: String) throws {

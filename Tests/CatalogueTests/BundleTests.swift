@@ -122,7 +122,7 @@ struct BundleTests {
     }
     // The record.
     let record = try BundleFormat.decode(try Fixture.bytes("\(bundle.path)/review.json"))
-    #expect(record.format == 1 && record.id == review.id && record.title == "Arrival")
+    #expect(record.format == 2 && record.id == review.id && record.title == "Arrival")
     #expect(record.created == "2025-11-30T04:16:02.311Z")
     #expect(record.updated == "2025-11-30T04:16:40.500Z")
     #expect(record.images.map(\.sha256) == hashes)
@@ -131,6 +131,9 @@ struct BundleTests {
       record.images[2].width == 120 && record.images[2].height == 80
         && record.images[2].orientation == 6)
     #expect(record.images.map(\.format) == ["jpeg", "png", "jpeg"])
+    // Format 2: each picture's file name as attached; nothing said of them, so no alt or caption.
+    #expect(record.images.map(\.name) == ["baseline.jpg", "rgba-8.png", "orientation-6.jpg"])
+    #expect(record.images.allSatisfy { $0.alt == nil && $0.caption == nil })
     // Sorted keys, pretty-printed, no escaped slashes.
     let text = String(decoding: try Fixture.bytes("\(bundle.path)/review.json"), as: UTF8.self)
     #expect(text.hasPrefix("{\n  \"body\" : "))
@@ -521,8 +524,8 @@ struct BundleTests {
       try FileManager.default.removeItem(atPath: "\(bundle)/\(original)")
       expected = .missingFile(original)
     case .unknownFormat:
-      try Self.editRecord(bundle) { $0["format"] = 2 }
-      expected = .unknownFormat(2)
+      try Self.editRecord(bundle) { $0["format"] = 3 }
+      expected = .unknownFormat(3)
     case .noFormat:
       try Self.editRecord(bundle) { $0["format"] = nil }
       expected = .malformedRecord("it has no format version")

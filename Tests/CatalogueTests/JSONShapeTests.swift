@@ -30,11 +30,17 @@ struct JSONShapeTests {
     let page = try test.library.list()
     let listed = try Self.object(try JSONShape.encodeCompact(JSONShape.Page(page, urls: Self.urls)))
     let cover = try #require((listed["reviews"] as? [[String: Any]])?.first?["cover"] as? [String: Any])
-    #expect(Set(cover.keys) == ["sha256", "original", "thumbnail", "urls"])
+    #expect(Set(cover.keys) == ["alt", "sha256", "original", "thumbnail", "urls"])
+    #expect(cover["alt"] is NSNull, "no description: null")
     #expect((cover["urls"] as? [String: String])?["display"] == "/display/\(sha256)")
     let bare = try Self.object(try JSONShape.encode(JSONShape.Page(page)))
     let bareCover = try #require((bare["reviews"] as? [[String: Any]])?.first?["cover"] as? [String: Any])
-    #expect(Set(bareCover.keys) == ["sha256", "original", "thumbnail"])
+    #expect(Set(bareCover.keys) == ["alt", "sha256", "original", "thumbnail"])
+    // Described, the cover carries its description.
+    try test.library.describe(review.id, image: "1", alt: "A grey square", caption: nil)
+    let described = try Self.object(try JSONShape.encodeCompact(JSONShape.Page(try test.library.list())))
+    let describedCover = (described["reviews"] as? [[String: Any]])?.first?["cover"] as? [String: Any]
+    #expect(describedCover?["alt"] as? String == "A grey square")
   }
 
   @Test func prettyForPeopleCompactForHTTPAndControlsEscaped() throws {
@@ -112,7 +118,8 @@ struct PageJSONTests {
       category: Category(rawValue: index % 2 == 0 ? "movie" : "café au lait")!, favorite: index % 3 == 0,
       created: Date(timeIntervalSince1970: Double(index) * 1000.25),
       updated: Date(timeIntervalSince1970: Double(index) * 2000.5), imageCount: index % 4,
-      cover: cover ? image : nil, createdBy: index % 2 == 0 ? text(3) : nil, updatedBy: index % 5 == 0 ? nil : text(4))
+      cover: cover ? image : nil, coverAlt: cover && index % 3 != 1 ? text(8) : nil,
+      createdBy: index % 2 == 0 ? text(3) : nil, updatedBy: index % 5 == 0 ? nil : text(4))
     return JSONShape.Summary(
       summary,
       urls: urls

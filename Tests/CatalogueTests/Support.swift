@@ -32,7 +32,7 @@ func draft(
 
 /// Every record's files exist with the recorded size: the promise the write protocol keeps.
 func expectNoDanglingRecords(_ library: Library, sourceLocation: SourceLocation = #_sourceLocation) throws {
-  let page = try library.list(ReviewQuery(limit: 1_000_000))
+  let page = try library.list(ReviewQuery(limit: ReviewQuery.maximumLimit))
   for summary in page.reviews {
     for image in try library.review(summary.id).images {
       #expect(

@@ -75,8 +75,8 @@ public enum BundleProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case .duplicateEntry(let path):
       return "the archive holds \(Self.shown(path)) twice"
     case .unknownFormat(let version):
-      return "review.json is format \(version), which this build cannot read (it reads format "
-        + "\(BundleFormat.version)): upgrade catalogue"
+      return "review.json is format \(version), which this build cannot read (it reads formats "
+        + "\(BundleFormat.versions.lowerBound) to \(BundleFormat.version)): upgrade catalogue"
     case .malformedRecord(let detail):
       return "review.json is not a review record: \(detail)"
     case .invalidRecord(let problems):
@@ -110,7 +110,7 @@ public enum BundleProblem: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// ```
 /// <slug>/
-///   review.json                       the record (format 1, below)
+///   review.json                       the record (format 1 or 2, below)
 ///   images/<sha256>.<jpg|png>          each original, byte-for-byte
 ///   images/<sha256>-thumbnail.<jpg|png> its thumbnail, as the exporting library made it
 ///   index.html                        the review as a reader sees it
@@ -121,8 +121,17 @@ public enum BundleProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// export time, no library path, no thumbnail facts, which depend on a library's setting), so
 /// exporting an imported review again gives the same bytes.
 enum BundleFormat {
-  /// The `format` this build writes and reads.
-  static let version = 1
+  /// The newest `format` this build writes and reads. Format 2 adds each picture's `alt`,
+  /// `caption` and `name`; a bundle without any of them is written as format 1, which
+  /// builds that predate them read.
+  static let version = 2
+  /// The formats this build reads.
+  static let versions = 1...version
+
+  /// The format a record is written in: the oldest that holds all it says.
+  static func version(of images: [Image]) -> Int {
+    images.contains { $0.alt != nil || $0.caption != nil || $0.name != nil } ? 2 : 1
+  }
 
   static let record = "review.json"
   static let checksums = "SHA256SUMS"
@@ -180,6 +189,12 @@ enum BundleFormat {
     var cover: Bool
     /// The original's path in the bundle.
     var original: String
+    /// What the review says of the picture (``PictureText``) and the name its file had
+    /// (``PictureName``): written only when there is one, and optional, so that bundles
+    /// written before they were kept still read.
+    var alt: String? = nil
+    var caption: String? = nil
+    var name: String? = nil
   }
 
   /// Just the version, read first, so that a newer format is named as such rather than
@@ -205,7 +220,7 @@ enum BundleFormat {
       throw .malformedRecord(describe(error))
     }
     guard let format = version.format else { throw .malformedRecord("it has no format version") }
-    guard format == Self.version else { throw .unknownFormat(format) }
+    guard versions.contains(format) else { throw .unknownFormat(format) }
     let record: Record
     do {
       record = try JSONDecoder().decode(Record.self, from: data)
@@ -216,7 +231,9 @@ enum BundleFormat {
     // record edited by hand, or written by something else, would lose a field in silence.
     for object in JSONObjectKeys.objects(in: bytes) {
       var seen: Set<String> = []
-      let known = object.path.isEmpty ? recordKeys : object.path.hasPrefix("images[") ? imageKeys : []
+      let known =
+        object.path.isEmpty
+        ? recordKeys : object.path.hasPrefix("images[") ? (format == 1 ? imageKeys1 : imageKeys) : []
       for key in object.keys {
         let at = object.path.isEmpty ? "at the top level" : "in \(object.path)"
         guard seen.insert(key).inserted else {
@@ -224,7 +241,7 @@ enum BundleFormat {
         }
         guard known.contains(key) else {
           throw .malformedRecord(
-            "\(BundleProblem.shown(key)) \(at) is not a field of format \(Self.version)")
+            "\(BundleProblem.shown(key)) \(at) is not a field of format \(format)")
         }
       }
     }
@@ -235,8 +252,10 @@ enum BundleFormat {
     "format", "id", "title", "body", "rating", "category", "favorite", "created", "updated", "images",
   ]
   static let imageKeys: Set<String> = [
-    "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original",
+    "sha256", "format", "width", "height", "orientation", "bytes", "cover", "original", "alt", "caption", "name",
   ]
+  /// A picture's keys in format 1.
+  static let imageKeys1 = imageKeys.subtracting(["alt", "caption", "name"])
 
   /// A decoding error in a few words: which field, and what was wrong with it.
   private static func describe(_ error: any Error) -> String {

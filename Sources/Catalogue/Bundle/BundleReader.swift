@@ -489,6 +489,13 @@ enum BundleReader {
         problems.append("\(name): orientation \(image.orientation) is outside 1–8")
       }
       if image.bytes < 0 { problems.append("\(name): its byte count is negative") }
+      let text = PictureText(
+        alt: PictureText.normalized(image.alt, multiline: false),
+        caption: PictureText.normalized(image.caption, multiline: true))
+      problems += PictureText.problems(alt: text.alt, caption: text.caption).map { "\(name): \($0)" }
+      if let given = image.name, let problem = given.isEmpty ? "the file name is empty" : PictureName.problem(given) {
+        problems.append("\(name): \(problem)")
+      }
     }
     let covers = record.images.filter(\.cover).count
     if !record.images.isEmpty && covers != 1 {

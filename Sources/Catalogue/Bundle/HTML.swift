@@ -45,13 +45,24 @@ public enum HTML {
     public var shown: String
     public var width: Int
     public var height: Int
+    /// What the review says of it: the description is its `alt` (a fallback naming its place
+    /// when there is none), the caption is shown under it.
+    public var text: PictureText
+    /// The name a download of the original is given (`download="…"`), or `nil` for the
+    /// browser's own.
+    public var downloadName: String?
 
-    public init(original: String, format: ImageFormat, shown: String, width: Int, height: Int) {
+    public init(
+      original: String, format: ImageFormat, shown: String, width: Int, height: Int, text: PictureText = PictureText(),
+      downloadName: String? = nil
+    ) {
       self.original = original
       self.format = format
       self.shown = shown
       self.width = width
       self.height = height
+      self.text = text
+      self.downloadName = downloadName
     }
   }
 
@@ -119,8 +130,8 @@ public enum HTML {
     lines.append("</header>")
     if let coverIndex {
       lines.append(
-        #"<figure class="cover">\#(linkedPicture(pictures[coverIndex], alt: "Cover of \(title)"))</figure>"#
-      )
+        #"<figure class="cover">\#(linkedPicture(pictures[coverIndex], alt: "Cover of \(title)"))"#
+          + figcaption(pictures[coverIndex]) + "</figure>")
     }
     if !review.body.isEmpty {
       lines.append(#"<div class="body">"#)
@@ -133,8 +144,10 @@ public enum HTML {
       lines.append("<h2>Pictures</h2>")
       lines.append(#"<ul class="gallery">"#)
       for index in others {
+        let picture = linkedPicture(pictures[index], alt: "Picture \(index + 1) of \(title)", lazy: lazy)
         lines.append(
-          "<li>" + linkedPicture(pictures[index], alt: "Picture \(index + 1) of \(title)", lazy: lazy) + "</li>")
+          pictures[index].text.caption == nil
+            ? "<li>\(picture)</li>" : "<li><figure>\(picture)\(figcaption(pictures[index]))</figure></li>")
       }
       lines.append("</ul>")
       lines.append("</section>")
@@ -208,7 +221,8 @@ public enum HTML {
       // empty frame of a review without pictures is.
       lines.append(
         #"<a href="\#(page)" aria-hidden="true" tabindex="-1"><img src="\#(escape(cover.shown))" "#
-          + #"width="\#(cover.width)" height="\#(cover.height)" alt=""\#(lazy ? #" loading="lazy""# : "")></a>"#)
+          + #"width="\#(cover.width)" height="\#(cover.height)" alt="\#(escape(cover.text.alt ?? ""))""#
+          + #"\#(lazy ? #" loading="lazy""# : "")></a>"#)
     } else {
       lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
     }
@@ -250,6 +264,8 @@ public enum HTML {
     .category { margin-left: 0.5rem; }
     .favorite { margin-left: 0.5rem; color: #c33; }
     .cover img { max-width: 100%; height: auto; }
+    .gallery figure { margin: 0; }
+    figcaption { margin-top: 0.25rem; color: #444; font-size: 0.9rem; }
     .body { margin: 1rem 0; overflow-wrap: break-word; }
     .body img { max-width: 100%; }
     .gallery, .cards, nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1rem; }
@@ -270,14 +286,24 @@ public enum HTML {
     return text
   }
 
-  private static func linkedPicture(_ picture: Picture, alt: String, lazy: Bool = false) -> String {
+  /// The picture's display, linking to its original; its `alt` is the review's description
+  /// of it, else `fallback` (escaped already).
+  private static func linkedPicture(_ picture: Picture, alt fallback: String, lazy: Bool = false) -> String {
+    let alt = picture.text.alt.map(escape) ?? fallback
+    let download = picture.downloadName.map { #"download="\#(escape($0))""# } ?? "download"
     let link =
       browsersShow(picture.format)
       ? #"<a href="\#(escape(picture.original))">"#
-      : #"<a href="\#(escape(picture.original))" download "#
+      : #"<a href="\#(escape(picture.original))" \#(download) "#
         + #"title="Download the original (\#(escape(picture.format.name)))">"#
     return link + #"<img src="\#(escape(picture.shown))" "#
       + #"width="\#(picture.width)" height="\#(picture.height)" alt="\#(alt)""#
       + (lazy ? #" loading="lazy"></a>"# : "></a>")
+  }
+
+  /// The picture's caption as a `<figcaption>`, its lines kept; empty without one.
+  private static func figcaption(_ picture: Picture) -> String {
+    guard let caption = picture.text.caption else { return "" }
+    return "<figcaption>" + escape(caption).replacingOccurrences(of: "\n", with: "<br>") + "</figcaption>"
   }
 }

@@ -234,16 +234,16 @@ extension Library {
       pictures.append(
         HTML.Picture(
           original: originalPath, format: image.format, shown: thumbnailPath, width: thumbnail.width,
-          height: thumbnail.height))
+          height: thumbnail.height, text: reviewImage.text))
       images.append(
         BundleFormat.Image(
           sha256: image.sha256, format: image.format.rawValue, width: image.width,
           height: image.height,
           orientation: image.orientation.rawValue, bytes: image.bytes, cover: index == coverIndex,
-          original: originalPath))
+          original: originalPath, alt: reviewImage.alt, caption: reviewImage.caption, name: reviewImage.name))
     }
     let record = BundleFormat.Record(
-      format: BundleFormat.version, id: review.id, title: review.title, body: review.body,
+      format: BundleFormat.version(of: images), id: review.id, title: review.title, body: review.body,
       rating: review.rating, category: review.category.rawValue, favorite: review.favorite,
       created: DateText.format(review.created), updated: DateText.format(review.updated),
       images: images)

@@ -123,7 +123,12 @@ extension Library {
         let newID = try insertReview(
           bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
         for image in stored { try insertImageRecord(image) }
-        try relink(newID, stored.map(\.sha256), cover: coverHash, now: nil)
+        let links = zip(stored, record.images).map { image, listed in
+          ImageLink(
+            sha256: image.sha256, alt: PictureText.normalized(listed.alt, multiline: false),
+            caption: PictureText.normalized(listed.caption, multiline: true), name: listed.name)
+        }
+        try relink(newID, links, cover: coverHash, now: nil)
         released = try deleteUnusedImageRecords(oldHashes)
         try beforeCommitHook?()
         return newID

@@ -11,6 +11,7 @@ public struct Finding: Sendable, Equatable, Hashable {
     case invalidImageRecord = "invalid-image-record"
     case coverMissing = "cover-missing"
     case imagePositions = "image-positions"
+    case invalidPictureText = "invalid-picture-text"
     // Originals.
     case missingOriginal = "missing-original"
     case originalSizeMismatch = "original-size-mismatch"
@@ -31,6 +32,8 @@ public struct Finding: Sendable, Equatable, Hashable {
     case temporaryFile = "temporary-file"
     case unknownFile = "unknown-file"
     case symbolicLink = "symbolic-link"
+    // Hints: not wrong, but worth doing.
+    case coverWithoutDescription = "cover-without-description"
   }
 
   public var kind: Kind
@@ -65,6 +68,9 @@ public struct CheckReport: Sendable, Equatable {
   public var bytesRead: Int
   public var quick: Bool
   public var findings: [Finding]
+  /// What is not wrong but worth doing (a cover no one can hear described): reported beside
+  /// the findings, never making the library unhealthy, never repaired.
+  public var hints: [Finding] = []
   /// Whether the database could be opened (else its one finding says why, and nothing else
   /// was checked).
   public var opened = true

@@ -45,6 +45,7 @@ extension Library {
     quick: Bool = false, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> CheckReport {
     var findings: [Finding] = []
+    var hints: [Finding] = []
     var unread: [String] = []
     // The write lock, though nothing is written: FTS5's integrity check needs it, and a read
     // transaction that asks for it while another command writes fails at once (SQLITE_BUSY)
@@ -72,7 +73,11 @@ extension Library {
       findings += try looking(at: "the reviews", []) { () throws(CatalogueError) in try checkReviewRecords() }
       let records = try looking(at: "the image records", []) { () throws(CatalogueError) in try imageRecords() }
       findings += checkImageRecords(records)
-      findings += try looking(at: "the links", []) { () throws(CatalogueError) in try checkLinks() }
+      let (linkFindings, linkHints) = try looking(at: "the links", ([], [])) { () throws(CatalogueError) in
+        try checkLinks()
+      }
+      findings += linkFindings
+      hints += linkHints
       findings += try looking(at: "the reviewers", []) { () throws(CatalogueError) in try checkReviewers() }
       let count = try looking(at: "the number of reviews", 0) { () throws(CatalogueError) in
         try self.records.reviewCount()
@@ -107,7 +112,7 @@ extension Library {
     findings += try checkFiles(current, matchingRecords: !damaged)
     return CheckReport(
       reviews: reviewCount, images: records.count, thumbnails: records.count,
-      bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings)
+      bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings, hints: hints)
   }
 
   // MARK: The database
@@ -270,9 +275,38 @@ extension Library {
     }
   }
 
-  private func checkLinks() throws(CatalogueError) -> [Finding] {
-    let rows = try records.links().map { ($0.review, $0.position, $0.cover) }
+  /// The links' findings (covers, positions, what is said of each picture), and a hint for
+  /// each cover without a description.
+  private func checkLinks() throws(CatalogueError) -> (findings: [Finding], hints: [Finding]) {
+    let all = try records.links()
+    let rows = all.map { ($0.review, $0.position, $0.cover) }
     var findings: [Finding] = []
+    var hints: [Finding] = []
+    for (review, position, cover, link) in all {
+      var problems = PictureText.problems(alt: link.alt, caption: link.caption)
+      for (field, value) in [("description", link.alt), ("caption", link.caption)] {
+        if let value, value != PictureText.normalized(value, multiline: field == "caption") {
+          problems.append("the \(field) has white space at an end, or a CR")
+        }
+      }
+      if let name = link.name, let problem = PictureName.problem(name) { problems.append(problem) }
+      if !problems.isEmpty {
+        findings.append(
+          Finding(
+            kind: .invalidPictureText, target: review,
+            problem: "picture \(position): " + problems.joined(separator: "; "),
+            remedy: "say it again with `catalogue describe \(review.prefix(8)) \(position) --alt TEXT --caption TEXT`, "
+              + "or clear it with `--clear`",
+            repairable: false))
+      }
+      if cover && link.alt == nil {
+        hints.append(
+          Finding(
+            kind: .coverWithoutDescription, target: review,
+            problem: "the cover (picture \(position)) has no description for readers who cannot see it",
+            remedy: "add one with `catalogue describe \(review.prefix(8)) \(position) --alt TEXT`", repairable: false))
+      }
+    }
     for (review, links) in Dictionary(grouping: rows, by: \.0).sorted(by: { $0.key < $1.key }) {
       if !links.contains(where: \.2) {
         findings.append(
@@ -288,7 +322,7 @@ extension Library {
             remedy: "repair numbers them again in the same order", repairable: true))
       }
     }
-    return findings
+    return (findings, hints)
   }
 
   // MARK: Files

@@ -303,7 +303,7 @@ extension Library {
   /// one the cover). Changes no review's updated time.
   private func renumber(_ review: String) throws(CatalogueError) {
     let links = try images(of: review)
-    try relink(review, links.map(\.image.sha256), cover: links.first(where: \.isCover)?.image.sha256, now: nil)
+    try relink(review, links.map(ImageLink.init), cover: links.first(where: \.isCover)?.image.sha256, now: nil)
   }
 
   /// The original's header, once it is read, hashed against its name and decoded; the error

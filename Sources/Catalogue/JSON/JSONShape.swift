@@ -34,6 +34,12 @@ public enum JSONShape {
     public var cover: Bool
     public var original: String
     public var thumbnail: String
+    /// The review's description of the picture (its alt text); null for none.
+    @NullWhenMissing public var alt: String?
+    /// The caption shown under it; null for none.
+    @NullWhenMissing public var caption: String?
+    /// The file's name when it was attached; null for pictures attached before names were kept.
+    @NullWhenMissing public var name: String?
     /// Written only when given (the API's; the command line has none).
     public var urls: ImageURLs?
 
@@ -49,6 +55,9 @@ public enum JSONShape {
       cover = image.isCover
       original = image.image.original
       thumbnail = image.image.thumbnail
+      alt = image.alt
+      caption = image.caption
+      name = image.name
       self.urls = urls?(image.image)
     }
   }
@@ -88,6 +97,8 @@ public enum JSONShape {
   public struct Summary: Encodable, Sendable {
     /// A list's cover picture.
     public struct Cover: Encodable, Sendable {
+      /// The review's description of it (its alt text); null for none.
+      @NullWhenMissing public var alt: String?
       public var sha256: String
       public var thumbnail: String
       public var original: String
@@ -120,7 +131,8 @@ public enum JSONShape {
       updatedBy = summary.updatedBy
       imageCount = summary.imageCount
       cover = summary.cover.map {
-        Cover(sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original, urls: urls?($0))
+        Cover(
+          alt: summary.coverAlt, sha256: $0.sha256, thumbnail: $0.thumbnail, original: $0.original, urls: urls?($0))
       }
     }
   }

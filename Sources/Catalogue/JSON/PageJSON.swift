@@ -29,7 +29,9 @@ extension JSONShape.Summary {
     out.string(category)
     out.raw(",\"cover\":")
     if let cover {
-      out.raw("{\"original\":")
+      out.raw("{\"alt\":")
+      out.optionalString(cover.alt)
+      out.raw(",\"original\":")
       out.string(cover.original)
       out.raw(",\"sha256\":")
       out.string(cover.sha256)

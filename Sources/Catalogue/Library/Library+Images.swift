@@ -219,12 +219,12 @@ extension Library {
     try records.insertImage(image)
   }
 
-  /// Rewrites a review's links to match `images`, in order, `cover` marking the cover (the
+  /// Rewrites a review's links to match `links`, in order, `cover` marking the cover (the
   /// first image when `nil`), and marks the review updated at `now` (unless `now` is `nil`:
   /// a repair changes no review's story).
-  func relink(_ id: String, _ images: [String], cover: String?, now: Date?) throws(CatalogueError) {
-    let coverHash = images.contains { $0 == cover } ? cover : images.first
-    try records.setLinks(ofReview: id, images, cover: coverHash, updated: now, author: author)
+  func relink(_ id: String, _ links: [ImageLink], cover: String?, now: Date?) throws(CatalogueError) {
+    let coverHash = links.contains { $0.sha256 == cover } ? cover : links.first?.sha256
+    try records.setLinks(ofReview: id, links, cover: coverHash, updated: now, author: author)
   }
 
   /// Whether the files of `images` are still in place, checked inside the write transaction
@@ -239,33 +239,47 @@ extension Library {
   /// Attaches `sources` (image files) to a review, after its current images. Every file is
   /// read, hashed and decoded first, in parallel; files that fail are reported and the others
   /// attached, all in one transaction. With `cover`, the file of that name becomes the cover;
-  /// otherwise a review without images gets its first new one as cover.
+  /// otherwise a review without images gets its first new one as cover. `text` describes the
+  /// picture, and is refused with more than one file. Each link keeps its file's name
+  /// (``PictureName/of(_:uploaded:)``).
   public func attach(
-    files sources: [String], to reference: String, cover: String? = nil, jobs: Int? = nil,
-    progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
+    files sources: [String], to reference: String, cover: String? = nil, text: PictureText = PictureText(),
+    jobs: Int? = nil, progress: ((ImportProgress) -> Void)? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
-    try attach(files: sources, names: nil, to: reference, cover: cover, jobs: jobs, progress: progress, now: now)
+    try attach(
+      files: sources, names: nil, to: reference, cover: cover, text: text, jobs: jobs, progress: progress, now: now)
   }
 
-  /// Attaches uploaded pictures: ``attach(files:to:cover:jobs:progress:now:)`` for files whose
-  /// names are not the user's (an upload's temporary files). Every message, warning and
-  /// failure names `names[i]`, as the user sent it, never `files[i]`; `cover` is one of
-  /// `names`.
+  /// Attaches uploaded pictures: ``attach(files:to:cover:text:jobs:progress:now:)`` for files
+  /// whose names are not the user's (an upload's temporary files). Every message, warning and
+  /// failure names `names[i]`, as the user sent it, never `files[i]`, and each link keeps it;
+  /// `cover` is one of `names`.
   public func attach(
-    files: [String], named names: [String], to reference: String, cover: String? = nil, jobs: Int? = nil,
-    now: Date = Date()
+    files: [String], named names: [String], to reference: String, cover: String? = nil,
+    text: PictureText = PictureText(), jobs: Int? = nil, now: Date = Date()
   ) throws(CatalogueError) -> AttachReport {
     guard names.count == files.count else {
       throw .invalidArgument("\(files.count) files were given with \(names.count) names")
     }
-    return try attach(files: files, names: names, to: reference, cover: cover, jobs: jobs, progress: nil, now: now)
+    return try attach(
+      files: files, names: names, to: reference, cover: cover, text: text, jobs: jobs, progress: nil, now: now)
   }
 
   private func attach(
-    files sources: [String], names: [String]?, to reference: String, cover: String?, jobs: Int?,
+    files sources: [String], names: [String]?, to reference: String, cover: String?, text: PictureText, jobs: Int?,
     progress: ((ImportProgress) -> Void)?, now: Date
   ) throws(CatalogueError) -> AttachReport {
     let id = try resolve(reference)
+    var text = text
+    if !text.isEmpty {
+      guard sources.count == 1 else {
+        throw .invalidArgument(
+          "a description and a caption are said of one picture, and \(sources.count) were given: "
+            + "attach them one at a time, or describe each once attached")
+      }
+      text = try text.validated(for: names?.first ?? sources[0])
+    }
+    let uploaded = names != nil
     return try importing { () throws(CatalogueError) in
       var stored: [(source: String, image: StoredImage)] = []
       var failures: [ImportFailure] = []
@@ -280,7 +294,9 @@ extension Library {
           failures.append(try ImportFailure(error))
         }
       }
-      var report = try link(stored, failures: failures, to: id, reference: reference, cover: cover, now: now)
+      var report = try link(
+        stored, failures: failures, to: id, reference: reference, cover: cover, text: text, uploaded: uploaded,
+        now: now)
       let attached = Set(
         stored.filter { item in report.attached.contains { $0.image.sha256 == item.image.sha256 } }.map(\.source))
       report.warnings = warnings.filter { attached.contains($0.source) }
@@ -325,6 +341,7 @@ extension Library {
     if !draft.newCategory { try checkNewCategory(fields.category.rawValue) }
     let id = try importing { () throws(CatalogueError) -> String in
       var stored: [StoredImage] = []
+      var sourceNames: [String] = []
       var failures: [ImportFailure] = []
       try prepare(files: sources, names: names, jobs: jobs, progress: progress) { (result) throws(CatalogueError) in
         try Interruption.check()
@@ -338,6 +355,7 @@ extension Library {
                 error: .duplicatePicture(file: prepared.source, sha256: prepared.sha256, position: twin + 1)))
           } else if failures.isEmpty {
             stored.append(try store(prepared))
+            sourceNames.append(prepared.source)
             warnings += ImportWarning.of(prepared)
           } else {
             // Not to be added: a picture before it was refused.
@@ -355,7 +373,10 @@ extension Library {
         }
         let id = try insertReview(fields, id: nil, created: now, updated: now)
         for image in stored { try insertImageRecord(image) }
-        try relink(id, stored.map(\.sha256), cover: nil, now: nil)
+        let links = zip(stored, sourceNames).map { image, source in
+          ImageLink(sha256: image.sha256, name: PictureName.of(source, uploaded: names != nil))
+        }
+        try relink(id, links, cover: nil, now: nil)
         try beforeCommitHook?()
         return id
       }
@@ -372,23 +393,24 @@ extension Library {
     return try importing { () throws(CatalogueError) in
       var stored: [(source: String, image: StoredImage)] = []
       for image in images { stored.append((image.source, try store(image))) }
-      return try link(stored, failures: [], to: id, reference: reference, cover: cover, now: now)
+      return try link(
+        stored, failures: [], to: id, reference: reference, cover: cover, text: PictureText(), uploaded: true, now: now)
     }
   }
 
   /// Links stored pictures to a review after its current images, in one transaction.
   private func link(
     _ stored: [(source: String, image: StoredImage)], failures: [ImportFailure], to id: String,
-    reference: String, cover: String?, now: Date
+    reference: String, cover: String?, text: PictureText, uploaded: Bool, now: Date
   ) throws(CatalogueError) -> AttachReport {
     var failures = failures
     let attachedHashes = try write { () throws(CatalogueError) -> [String] in
       guard try records.hasReview(id: id) else { throw .reviewNotFound(reference) }
       let current = try images(of: id)
-      var hashes = current.map(\.image.sha256)
+      var links = current.map(ImageLink.init)
       var added: [String] = []
       for (source, image) in stored {
-        if let position = hashes.firstIndex(of: image.sha256) {
+        if let position = links.firstIndex(where: { $0.sha256 == image.sha256 }) {
           failures.append(
             ImportFailure(
               source: source,
@@ -403,13 +425,16 @@ extension Library {
           continue
         }
         try insertImageRecord(image)
-        hashes.append(image.sha256)
+        links.append(
+          ImageLink(
+            sha256: image.sha256, alt: text.alt, caption: text.caption, name: PictureName.of(source, uploaded: uploaded)
+          ))
         added.append(image.sha256)
       }
       let currentCover = current.first { $0.isCover }?.image.sha256
       let chosenCover = cover.flatMap { name in stored.first { $0.source == name }?.image.sha256 }
       if !added.isEmpty {
-        try relink(id, hashes, cover: chosenCover ?? currentCover, now: now)
+        try relink(id, links, cover: chosenCover ?? currentCover, now: now)
       }
       try beforeCommitHook?()
       return added
@@ -467,10 +492,13 @@ extension Library {
           throw .io(operation: .keep, path: files.location(of: image.original), code: Errno.noEntry.rawValue)
         }
         try insertImageRecord(image)
-        var hashes = current.map(\.image.sha256)
-        hashes[old.position - 1] = image.sha256
+        // The new picture takes the old one's place, description and caption (a better copy
+        // of the same picture, as a rule), and is named after its own file.
+        var links = current.map(ImageLink.init)
+        links[old.position - 1].sha256 = image.sha256
+        links[old.position - 1].name = PictureName.of(source, uploaded: file != name)
         let cover = current.first { $0.isCover }.map { $0.position == old.position ? image.sha256 : $0.image.sha256 }
-        try relink(id, hashes, cover: cover, now: now)
+        try relink(id, links, cover: cover, now: now)
         released = try deleteUnusedImageRecords([old.image.sha256])
         try beforeCommitHook?()
       }
@@ -493,7 +521,7 @@ extension Library {
       let old = try resolveImage(imageReference, in: id, images: current)
       let remaining = current.filter { $0.position != old.position }
       let cover = current.first { $0.isCover && $0.position != old.position }?.image.sha256
-      try relink(id, remaining.map(\.image.sha256), cover: cover, now: now)
+      try relink(id, remaining.map(ImageLink.init), cover: cover, now: now)
       return try deleteUnusedImageRecords([old.image.sha256])
     }
     try discardFiles(of: Set(released))
@@ -509,7 +537,7 @@ extension Library {
     try write { () throws(CatalogueError) in
       let current = try images(of: id)
       let chosen = try resolveImage(imageReference, in: id, images: current)
-      try relink(id, current.map(\.image.sha256), cover: chosen.image.sha256, now: now)
+      try relink(id, current.map(ImageLink.init), cover: chosen.image.sha256, now: now)
     }
     return try review(id)
   }
@@ -526,12 +554,42 @@ extension Library {
       guard (1...current.count).contains(position) else {
         throw .invalidArgument("position \(position) is outside 1–\(current.count) for review \(id)")
       }
-      var order = current.filter { $0.position != moving.position }.map(\.image.sha256)
-      order.insert(moving.image.sha256, at: position - 1)
+      var order = current.filter { $0.position != moving.position }.map(ImageLink.init)
+      order.insert(ImageLink(moving), at: position - 1)
       let cover = current.first { $0.isCover }?.image.sha256
       try relink(id, order, cover: cover, now: now)
     }
     return try review(id)
+  }
+
+  /// Sets or clears what a review says of one of its pictures (``PictureText``): `alt` and
+  /// `caption` are each `nil` to keep, or empty (once trimmed) to clear. Both are validated
+  /// before anything is written; the review is marked updated when something changed.
+  @discardableResult
+  public func describe(
+    _ reference: String, image imageReference: String, alt: String?, caption: String?, now: Date = Date()
+  ) throws(CatalogueError) -> Review {
+    let id = try resolve(reference)
+    let given = try PictureText(alt: alt, caption: caption).validated(
+      for: "picture \(imageReference) of review \(id)")
+    try write { () throws(CatalogueError) in
+      let current = try images(of: id)
+      let chosen = try resolveImage(imageReference, in: id, images: current)
+      var links = current.map(ImageLink.init)
+      var link = links[chosen.position - 1]
+      if alt != nil { link.alt = given.alt }
+      if caption != nil { link.caption = given.caption }
+      guard link != links[chosen.position - 1] else { return }
+      links[chosen.position - 1] = link
+      try relink(id, links, cover: current.first { $0.isCover }?.image.sha256, now: now)
+    }
+    return try review(id)
+  }
+
+  /// The picture `imageReference` names among a review's (a position or a hash prefix).
+  public func image(_ imageReference: String, of reference: String) throws(CatalogueError) -> ReviewImage {
+    let id = try resolve(reference)
+    return try resolveImage(imageReference, in: id, images: read { () throws(CatalogueError) in try images(of: id) })
   }
 
   /// The image `reference` names among `images`: a position (1, 2, …) or a prefix of at least

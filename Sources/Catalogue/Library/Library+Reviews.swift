@@ -51,6 +51,8 @@ public struct ReviewSummary: Sendable, Equatable {
   public var updated: Date
   public var imageCount: Int
   public var cover: StoredImage?
+  /// The cover's description (see ``PictureText``), or `nil`.
+  public var coverAlt: String?
   /// Who created and last changed it (see ``Review/createdBy``).
   public var createdBy: String?
   public var updatedBy: String?
@@ -256,8 +258,11 @@ extension Library {
   /// A review's images in order.
   func images(of id: String) throws(CatalogueError) -> [ReviewImage] {
     var images: [ReviewImage] = []
-    for (position, cover, image) in try records.imageRows(ofReview: id) {
-      images.append(ReviewImage(position: position, image: try storedImage(image), isCover: cover))
+    for (position, cover, image, link) in try records.imageRows(ofReview: id) {
+      images.append(
+        ReviewImage(
+          position: position, image: try storedImage(image), isCover: cover,
+          text: PictureText(alt: link.alt, caption: link.caption), name: link.name))
     }
     return images
   }
@@ -298,7 +303,7 @@ extension Library {
             category: try RecordValue.category(row.category, of: row.id), favorite: row.favorite,
             created: try RecordValue.time(row.created, "created", of: row.id),
             updated: try RecordValue.time(row.updated, "updated", of: row.id), imageCount: row.imageCount,
-            cover: cover, createdBy: row.createdBy, updatedBy: row.updatedBy))
+            cover: cover, coverAlt: row.coverAlt, createdBy: row.createdBy, updatedBy: row.updatedBy))
       }
       return ReviewPage(reviews: reviews, total: total, offset: query.offset, totalIsEstimate: totalIsEstimate)
     }

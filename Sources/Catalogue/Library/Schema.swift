@@ -175,6 +175,19 @@ enum Schema {
         );
         INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild');
         """),
+    // What a review says of each of its pictures: a description for whoever cannot see it
+    // (alt text), a caption shown under it, and the file's name as the reviewer had it when
+    // attaching (a download is named after it). They belong to the link, not to the image
+    // record: a picture stored once can be shared by two reviews, each saying its own. NULL
+    // is "none" (pictures linked before this version have no name); ``PictureText`` and
+    // ``PictureName`` say what a value may be, and check verifies it.
+    Migration(
+      version: 6,
+      sql: """
+        ALTER TABLE review_images ADD COLUMN alt TEXT CHECK (length(alt) > 0);
+        ALTER TABLE review_images ADD COLUMN caption TEXT CHECK (length(caption) > 0);
+        ALTER TABLE review_images ADD COLUMN name TEXT CHECK (length(name) > 0);
+        """),
   ]
 
   /// The version whose index ``connectionSQL`` keeps in step.

@@ -22,6 +22,9 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case newerSchema(path: String, found: Int, known: Int)
   /// The review's fields are invalid; every problem is listed.
   case invalidReview([String])
+  /// A picture's description or caption is invalid (`what`: "picture 2 of review 3f2a…",
+  /// a file's name); every problem is listed.
+  case invalidPictureText(String, problems: [String])
   case reviewNotFound(String)
   /// An edit made from review `id` as it was at another version: it was changed meanwhile
   /// (by `by`, or from the command line when `nil`), and the edit was not made over it.
@@ -136,6 +139,10 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
         + "upgrade catalogue to open it; the library was left untouched"
     case .invalidReview(let problems):
       return "invalid review: " + problems.joined(separator: "; ")
+    case .invalidPictureText(let what, let problems):
+      return "invalid text for \(what): " + problems.joined(separator: "; ")
+        + " (a description holds up to \(PictureText.maximumAltLength) characters on one line, "
+        + "a caption up to \(PictureText.maximumCaptionLength)); nothing was changed"
     case .reviewNotFound(let reference):
       return "no review \(reference): `catalogue list` shows the ids"
     case .reviewChanged(let id, let title, let by):

@@ -237,10 +237,23 @@ public struct ReviewImage: Sendable, Equatable {
   public var position: Int
   public var image: StoredImage
   public var isCover: Bool
+  /// What the review says of the picture: its description and caption (see ``PictureText``).
+  public var text: PictureText
+  /// The file's name when it was attached (see ``PictureName``); `nil` for pictures attached
+  /// before the library kept names.
+  public var name: String?
 
-  public init(position: Int, image: StoredImage, isCover: Bool) {
+  public init(position: Int, image: StoredImage, isCover: Bool, text: PictureText = PictureText(), name: String? = nil)
+  {
     self.position = position
     self.image = image
     self.isCover = isCover
+    self.text = text
+    self.name = name
   }
+
+  /// The description, or `nil`.
+  public var alt: String? { text.alt }
+  /// The caption, or `nil`.
+  public var caption: String? { text.caption }
 }

@@ -66,20 +66,21 @@ protocol RecordStore: AnyObject {
     -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow])
 
   // Images and links
-  func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)]
+  func imageRows(ofReview id: String) throws(CatalogueError)
+    -> [(position: Int, cover: Bool, image: ImageRow, link: ImageLink)]
   /// Adds an image record, unless the picture has one already.
   func insertImage(_ image: StoredImage) throws(CatalogueError)
   func hasImage(sha256: String) throws(CatalogueError) -> Bool
   func imageRow(sha256: String) throws(CatalogueError) -> ImageRow?
   /// Replaces a review's links; with `updated`, also marks the review updated then by `author`.
-  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?, author: String?)
+  func setLinks(ofReview id: String, _ links: [ImageLink], cover: String?, updated: Date?, author: String?)
     throws(CatalogueError)
   /// Deletes the image records among `hashes` that no review links; their hashes.
   func deleteUnlinkedImages(_ hashes: [String]) throws(CatalogueError) -> [String]
   func setThumbnail(of sha256: String, format: ImageFormat, width: Int, height: Int) throws(CatalogueError)
   func setFacts(of sha256: String, _ header: ImageHeader) throws(CatalogueError)
   func imageRecords() throws(CatalogueError) -> [ImageRecord]
-  func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool)]
+  func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool, link: ImageLink)]
   func removeBrokenLinks(dryRun: Bool) throws(CatalogueError) -> [(review: String, position: Int)]
   /// The pictures reviews link to that have no image record.
   func linkedImagesWithoutRecords() throws(CatalogueError) -> [String]
@@ -160,6 +161,8 @@ struct SummaryRow {
   var updated: String
   var imageCount: Int
   var cover: ImageRow?
+  /// The cover's description, or `nil`.
+  var coverAlt: String?
   var createdBy: String?
   var updatedBy: String?
 }
@@ -178,6 +181,27 @@ struct ImageRow {
   var imported: String
   /// `nil` for images recorded before schema 2.
   var colorSpace: String?
+}
+
+/// A review's link to one of its pictures, as stored: the picture, and what the review says
+/// of it.
+struct ImageLink: Equatable {
+  var sha256: String
+  var alt: String?
+  var caption: String?
+  var name: String?
+
+  init(sha256: String, alt: String? = nil, caption: String? = nil, name: String? = nil) {
+    self.sha256 = sha256
+    self.alt = alt
+    self.caption = caption
+    self.name = name
+  }
+
+  /// The link `image` has now.
+  init(_ image: ReviewImage) {
+    self.init(sha256: image.image.sha256, alt: image.alt, caption: image.caption, name: image.name)
+  }
 }
 
 /// A reviewer's record, as stored.

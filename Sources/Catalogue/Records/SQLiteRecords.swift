@@ -534,7 +534,7 @@ final class SQLiteRecords: RecordStore {
       """
       SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
         (SELECT count(*) FROM review_images n WHERE n.review = r.id),
-        \(Self.imageColumns), r.created_by, r.updated_by
+        \(Self.imageColumns), r.created_by, r.updated_by, c.alt
       FROM reviews r
       LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
       LEFT JOIN images i ON i.sha256 = c.image
@@ -546,8 +546,8 @@ final class SQLiteRecords: RecordStore {
         SummaryRow(
           id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
           created: row.text(6), updated: row.text(7), imageCount: row.int(8),
-          cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), createdBy: row.optionalText(20),
-          updatedBy: row.optionalText(21))
+          cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), coverAlt: row.optionalText(22),
+          createdBy: row.optionalText(20), updatedBy: row.optionalText(21))
       )
     }
     let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -563,13 +563,22 @@ final class SQLiteRecords: RecordStore {
     + "i.thumbnail_width, i.thumbnail_height, i.imported, i.color_space"
 
   /// A review's images in order: position, cover flag and the image's columns.
-  func imageRows(ofReview id: String) throws(CatalogueError) -> [(position: Int, cover: Bool, image: ImageRow)] {
+  func imageRows(ofReview id: String) throws(CatalogueError)
+    -> [(position: Int, cover: Bool, image: ImageRow, link: ImageLink)]
+  {
     try sql { () throws(DatabaseError) in
       try database.query(
-        "SELECT ri.position, ri.cover, \(Self.imageColumns) FROM review_images ri "
+        "SELECT ri.position, ri.cover, \(Self.imageColumns), ri.alt, ri.caption, ri.name FROM review_images ri "
           + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = ? ORDER BY ri.position",
         [.text(id)]
-      ) { row in (row.int(0), row.bool(1), ImageRow(row, from: 2)) }
+      ) { row in
+        let image = ImageRow(row, from: 2)
+        return (
+          row.int(0), row.bool(1), image,
+          ImageLink(
+            sha256: image.sha256, alt: row.optionalText(13), caption: row.optionalText(14), name: row.optionalText(15))
+        )
+      }
     }
   }
 
@@ -606,17 +615,20 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
-  /// Replaces a review's links with `hashes` in order, `cover` the one marked, and sets its
+  /// Replaces a review's links with `links` in order, `cover` the one marked, and sets its
   /// updated time when `updated` is given.
-  func setLinks(ofReview id: String, _ hashes: [String], cover: String?, updated: Date?, author: String?)
+  func setLinks(ofReview id: String, _ links: [ImageLink], cover: String?, updated: Date?, author: String?)
     throws(CatalogueError)
   {
     try sql { () throws(DatabaseError) in
       try database.run("DELETE FROM review_images WHERE review = ?", [.text(id)])
-      for (index, hash) in hashes.enumerated() {
+      for (index, link) in links.enumerated() {
         try database.run(
-          "INSERT INTO review_images (review, position, image, cover) VALUES (?, ?, ?, ?)",
-          [.text(id), SQLValue(index + 1), .text(hash), SQLValue(hash == cover)])
+          "INSERT INTO review_images (review, position, image, cover, alt, caption, name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          [
+            .text(id), SQLValue(index + 1), .text(link.sha256), SQLValue(link.sha256 == cover), SQLValue(link.alt),
+            SQLValue(link.caption), SQLValue(link.name),
+          ])
       }
       if let updated {
         try database.run(
@@ -678,10 +690,15 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// Every link: review, position and cover flag, in order.
-  func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool)] {
+  func links() throws(CatalogueError) -> [(review: String, position: Int, cover: Bool, link: ImageLink)] {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT review, position, cover FROM review_images ORDER BY review, position") {
-        ($0.text(0), $0.int(1), $0.bool(2))
+      try database.query(
+        "SELECT review, position, cover, image, alt, caption, name FROM review_images ORDER BY review, position"
+      ) {
+        (
+          $0.text(0), $0.int(1), $0.bool(2),
+          ImageLink(sha256: $0.text(3), alt: $0.optionalText(4), caption: $0.optionalText(5), name: $0.optionalText(6))
+        )
       }
     }
   }

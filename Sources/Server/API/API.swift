@@ -110,13 +110,19 @@ enum API {
   /// `POST /api/reviews/ID/images`, multipart with parts named `file`: attaches them as
   /// `catalogue attach` does and answers with its shape. When none could be used, the first
   /// one's failure is the answer's status (415 not a picture, 413 too large, 409 attached
-  /// already).
+  /// already). Fields `alt` and `caption` describe the picture, when there is one.
   @Sendable static func attach(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let uploads = try files(exchange)
+    let text = PictureText(alt: exchange.form["alt"], caption: exchange.form["caption"])
+    if !text.isEmpty && uploads.count != 1 {
+      throw Failure.badRequest(
+        "alt and caption describe one picture, and \(uploads.count) were sent: send them one at a time, "
+          + "or describe each after with PATCH /api/reviews/ID/images/N")
+    }
     let reference = exchange.capture("id")
     let report = try exchange.library { (library) throws(CatalogueError) in
       try library.attach(
-        files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference, jobs: importJobs)
+        files: uploads.map(\.file.path), named: uploads.map(\.filename), to: reference, text: text, jobs: importJobs)
     }
     if report.attached.isEmpty, let first = report.failures.first {
       return error(first.error.description, status: Failure.status(of: first.error), failures: report.failures)
@@ -138,16 +144,39 @@ enum API {
     return try json(JSONShape.Review(result.review, urls: Files.urls))
   }
 
-  /// `PATCH /api/reviews/ID/images/N` with `{"position": M}`: moves picture N to M.
+  /// `PATCH /api/reviews/ID/images/N` with `{"position": M}` (moves picture N to M), `alt`
+  /// and `caption` (a string sets one, `""` or `null` clears it), any of them. The text is
+  /// checked before anything changes.
   @Sendable static func move(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
-    let object = try body(exchange, allowed: ["position"])
-    guard let position = try int(object, "position") else { throw Failure.badRequest("give the new position") }
+    let object = try body(exchange, allowed: ["position", "alt", "caption"])
+    let position = try int(object, "position")
+    let alt = try clearable(object, "alt")
+    let caption = try clearable(object, "caption")
+    guard position != nil || alt != nil || caption != nil else {
+      throw Failure.badRequest("nothing to change: give position, alt or caption")
+    }
     let reference = exchange.capture("id")
     let image = exchange.capture("image")
-    let review = try exchange.library { (library) throws(CatalogueError) in
-      try library.move(reference, image: image, to: position)
+    let review = try exchange.library { (library) throws(CatalogueError) -> Review in
+      var review = try library.review(reference)
+      // Named by its hash from here: a move changes its position.
+      let picture = try library.image(image, of: review.id).image.sha256
+      if alt != nil || caption != nil {
+        _ = try PictureText(alt: alt, caption: caption).validated(for: "picture \(image) of review \(review.id)")
+      }
+      if let position { review = try library.move(review.id, image: picture, to: position) }
+      if alt != nil || caption != nil {
+        review = try library.describe(review.id, image: picture, alt: alt, caption: caption)
+      }
+      return review
     }
     return try json(JSONShape.Review(review, urls: Files.urls))
+  }
+
+  /// A text field that `null` clears: absent is `nil`, `null` is `""`.
+  static func clearable(_ object: [String: JSONValue], _ key: String) throws(Failure) -> String? {
+    if case .null? = object[key] { return "" }
+    return try string(object, key)
   }
 
   /// `DELETE /api/reviews/ID/images/N`: detaches picture N (a position or a hash prefix).

@@ -12,7 +12,15 @@ enum Files {
   static let immutable = "public, max-age=31536000, immutable"
 
   /// `/originals/<sha256>.<ext>`: the imported file, byte for byte. `?download` (and a HEIC,
-  /// which most browsers cannot show) comes as an attachment.
+  /// which most browsers cannot show) comes as an attachment; `?download=<file name>` names it
+  /// (see ``downloadURL(_:)``).
+  ///
+  /// The name rides in the query, not in a route of each review: the file stays one file
+  /// served by `sendfile` from its content-addressed path, without a look at the records, and
+  /// each URL still always answers the same bytes and headers, so it is cached as immutable.
+  /// Anyone could write such a link with a name of their own: the name is taken only when it
+  /// is a plain file name (``PictureName``: no path, no control character) and always ends
+  /// in the picture's own extension, so a download is never saved as a page or a program.
   @Sendable static func original(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let name = exchange.capture("name")
     guard let dot = name.firstIndex(of: "."), isDigest(name[..<dot]),
@@ -23,12 +31,20 @@ enum Files {
     guard let file = try? OpenFile.open(path, beneath: exchange.service.folder) else {
       throw Failure.notFound("no original \(name)")
     }
+    let asked = exchange.head.query["download"]
+    var filename = "\(sha256.prefix(12)).\(format.fileExtension)"
+    if let asked, !asked.isEmpty {
+      guard PictureName.of(asked, uploaded: true) == asked else {
+        throw Failure.badRequest(
+          "download=\(Shown.path(String(asked.prefix(64)))) is not a file name: give a name without / \\ "
+            + "or control characters, up to \(PictureName.maximumBytes) bytes, or leave download= empty")
+      }
+      filename = downloadFilename(asked, format: format)
+    }
     var headers = HTTPHeaders()
     headers.set("Cache-Control", immutable)
-    let attachment = exchange.head.query["download"] != nil || !HTML.browsersShow(format)
-    headers.set(
-      "Content-Disposition",
-      #"\#(attachment ? "attachment" : "inline"); filename="\#(sha256.prefix(12)).\#(format.fileExtension)""#)
+    let attachment = asked != nil || !HTML.browsersShow(format)
+    headers.set("Content-Disposition", contentDisposition(attachment ? "attachment" : "inline", filename: filename))
     // A picture is never a document: nothing in it may run, whatever a browser takes it for.
     headers.set("Content-Security-Policy", "default-src 'none'; sandbox")
     return FileResponder.respond(
@@ -238,6 +254,65 @@ enum Files {
     "/originals/\(image.sha256).\(image.format.fileExtension)"
   }
 
+  /// Where a reader downloads a review's picture: its original as an attachment, named after
+  /// the file it was attached from (``downloadFilename(_:format:)``), or, for a picture
+  /// attached before names were kept, by its hash as before.
+  static func downloadURL(_ item: ReviewImage) -> String {
+    originalURL(item.image) + "?download" + (item.name.map { "=" + queryEncoded($0) } ?? "")
+  }
+
+  /// The name a download of a picture of `format` is saved under: `name` ending in one of the
+  /// format's extensions (`poster` → `poster.jpg`, `still.JPEG` kept), so that the file opens
+  /// as what it is.
+  static func downloadFilename(_ name: String, format: ImageFormat) -> String {
+    let known: [ImageFormat: [String]] = [
+      .jpeg: ["jpg", "jpeg", "jpe"], .png: ["png"], .webp: ["webp"], .heic: ["heic", "heif"], .avif: ["avif"],
+    ]
+    let extensions = known[format] ?? [format.fileExtension]
+    if let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()) {
+      return name
+    }
+    return PictureName.capped(name + "." + format.fileExtension)
+  }
+
+  /// A `Content-Disposition` value (RFC 6266) naming `filename` for any browser: `filename=`
+  /// in ASCII (every other character, and `"`, `\` and `%`, as `_`) for the old, and
+  /// `filename*=UTF-8''…` (RFC 8187, percent-encoded UTF-8) for the rest, which prefer it.
+  static func contentDisposition(_ type: String, filename: String) -> String {
+    let fallback = String(
+      String.UnicodeScalarView(
+        filename.unicodeScalars.map { scalar in
+          (0x20..<0x7F).contains(scalar.value) && !"\"\\%".unicodeScalars.contains(scalar) ? scalar : "_"
+        }))
+    var encoded = ""
+    for byte in filename.utf8 {
+      // RFC 8187's attr-char: letters, digits and !#$&+-.^_`|~ go as they are.
+      if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        || Array("!#$&+-.^_`|~".utf8).contains(byte)
+      {
+        encoded.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    return #"\#(type); filename="\#(fallback)"; filename*=UTF-8''\#(encoded)"#
+  }
+
+  /// `text` percent-encoded for a query value: every byte but ASCII letters, digits and -._~.
+  static func queryEncoded(_ text: String) -> String {
+    var encoded = ""
+    for byte in text.utf8 {
+      if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        || Array("-._~".utf8).contains(byte)
+      {
+        encoded.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    return encoded
+  }
+
   static func thumbnailURL(_ image: StoredImage) -> String {
     // On the UTF-8 bytes: a String's own lastIndex walks back by grapheme, fifty times a page.
     let path = image.thumbnail.utf8
@@ -252,5 +327,12 @@ enum Files {
   /// The display rendition's size: the upright size fitted to the display spec, never enlarged.
   static func displaySize(_ image: StoredImage) -> (width: Int, height: Int) {
     Library.displaySpec.size(forUprightWidth: image.width, height: image.height)
+  }
+}
+
+extension String {
+  /// The text with zeros before it up to `width` characters.
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

@@ -266,38 +266,7 @@ extension Pages {
     if review.images.isEmpty { main.append("<p>No pictures yet.</p>") }
     main.append(#"<ul class="gallery">"#)
     for item in review.images {
-      let image = item.image
-      let base = "\(path)/images/\(item.position)"
-      var actions: [String] = []
-      if item.isCover {
-        actions.append(#"<span class="badge">Cover</span>"#)
-      } else {
-        actions.append(#"<form method="post" action="\#(base)/cover">\#(csrf)<button>Make cover</button></form>"#)
-      }
-      if item.position > 1 {
-        actions.append(
-          #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(item.position - 1)))<button title="Move earlier">←</button></form>"#
-        )
-      }
-      if item.position < review.images.count {
-        actions.append(
-          #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(item.position + 1)))<button title="Move later">→</button></form>"#
-        )
-      }
-      actions.append(
-        #"<form method="post" action="\#(base)/detach" data-confirm="Remove picture \#(item.position) from this review?">\#(csrf)<button class="danger">Remove</button></form>"#
-      )
-      main.append("<li>")
-      main.append(
-        #"<a href="\#(e(Files.originalURL(image)))"><img src="\#(e(Files.thumbnailURL(image)))" width="\#(image.thumbnailWidth)" height="\#(image.thumbnailHeight)" alt="Picture \#(item.position)"></a>"#
-      )
-      main.append(
-        #"<p class="download">\#(item.position). \#(image.format.name) \#(image.width)×\#(image.height)</p>"#)
-      main.append(#"<div class="actions">\#(actions.joined(separator: " "))</div>"#)
-      main.append(
-        #"<form method="post" action="\#(base)/replace" enctype="multipart/form-data">\#(csrf)<input type="file" name="file" accept="image/*,.heic,.heif,.avif,.webp" required aria-label="Replacement for picture \#(item.position)"> <button>Replace</button></form>"#
-      )
-      main.append("</li>")
+      main += galleryItem(item, count: review.images.count, path: path, csrf: csrf)
     }
     main.append("</ul>")
     main.append(#"<form method="post" action="\#(path)/images" enctype="multipart/form-data">"#)
@@ -511,5 +480,89 @@ extension Pages {
     return editPage(
       exchange, review: review, form: ReviewForm(review), categories: categories, notices: notices, problems: problems,
       status: status)
+  }
+}
+
+extension Pages {
+  // MARK: A picture in the editor
+
+  /// One picture of the editor's gallery: its thumbnail linking to the original, its actions,
+  /// each button named for the picture it acts on ("Move picture 2 left"), and the form for
+  /// its description and caption.
+  static func galleryItem(_ item: ReviewImage, count: Int, path: String, csrf: String) -> [String] {
+    let image = item.image
+    let number = item.position
+    let base = "\(path)/images/\(number)"
+    var actions: [String] = []
+    if item.isCover {
+      actions.append(#"<span class="badge">Cover</span>"#)
+    } else {
+      actions.append(
+        #"<form method="post" action="\#(base)/cover">\#(csrf)<button>Make picture \#(number) the cover</button></form>"#
+      )
+    }
+    if number > 1 {
+      actions.append(
+        #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(number - 1)))<button aria-label="Move picture \#(number) left" title="Move picture \#(number) left">←</button></form>"#
+      )
+    }
+    if number < count {
+      actions.append(
+        #"<form method="post" action="\#(base)/move">\#(csrf)\#(hidden("to", String(number + 1)))<button aria-label="Move picture \#(number) right" title="Move picture \#(number) right">→</button></form>"#
+      )
+    }
+    actions.append(
+      #"<form method="post" action="\#(base)/detach" data-confirm="Remove picture \#(number) from this review?">\#(csrf)<button class="danger" aria-label="Remove picture \#(number)">Remove</button></form>"#
+    )
+    let alt = item.alt ?? ""
+    let caption = item.caption ?? ""
+    return [
+      "<li>",
+      #"<a href="\#(e(Files.downloadURL(item)))" \#(downloadAttribute(item)) aria-label="Download original of picture \#(number)"><img src="\#(e(Files.thumbnailURL(image)))" width="\#(image.thumbnailWidth)" height="\#(image.thumbnailHeight)" alt="\#(e(item.alt ?? "Picture \(number)"))"></a>"#,
+      #"<p class="download">\#(number). \#(image.format.name) \#(image.width)×\#(image.height)\#(item.name.map { " · " + e($0) } ?? "")</p>"#,
+      #"<div class="actions">\#(actions.joined(separator: " "))</div>"#,
+      #"<form class="describe" method="post" action="\#(base)/describe">\#(csrf)"#
+        + #"<label>Description of picture \#(number), for readers who cannot see it <input type="text" name="alt" value="\#(e(alt))"></label>"#
+        + #"<label>Caption of picture \#(number) <textarea name="caption" rows="2">\#(e(caption))</textarea></label>"#
+        + #"<button aria-label="Save the description and caption of picture \#(number)">Save</button></form>"#,
+      #"<form method="post" action="\#(base)/replace" enctype="multipart/form-data">\#(csrf)<input type="file" name="file" accept="image/*,.heic,.heif,.avif,.webp" required aria-label="Replacement for picture \#(number)"> <button aria-label="Replace picture \#(number)">Replace</button></form>"#,
+      "</li>",
+    ]
+  }
+
+  /// `POST /reviews/ID/images/N/describe` with `alt` and `caption`: sets both (an empty field
+  /// clears one), as `catalogue describe` does, then back to the editor. Text the library
+  /// refuses comes back in the picture's fields, as typed, with why.
+  @Sendable static func describePicture(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let alt = exchange.form["alt"]
+    let caption = exchange.form["caption"]
+    guard alt != nil || caption != nil else {
+      throw Failure.badRequest("nothing to change: send alt, caption or both")
+    }
+    let reference = exchange.capture("id")
+    let image = exchange.capture("image")
+    let refused = try exchange.library {
+      (library) throws(CatalogueError) -> (problem: CatalogueError, review: Review, categories: [Category])? in
+      let id = try library.resolve(reference)
+      do throws(CatalogueError) {
+        _ = try PictureText(alt: alt, caption: caption).validated(for: "picture \(image) of review \(id)")
+        return nil
+      } catch {
+        var review = try library.review(id)
+        if let position = try? library.image(image, of: id).position {
+          let said = review.images[position - 1].text
+          review.images[position - 1].text = PictureText(alt: alt ?? said.alt, caption: caption ?? said.caption)
+        }
+        return (error, review, try library.categoriesInUse())
+      }
+    }
+    if let refused {
+      return editPage(
+        exchange, review: refused.review, form: ReviewForm(refused.review), categories: refused.categories,
+        notices: [], problems: messages(of: refused.problem), status: Failure.status(of: refused.problem))
+    }
+    return try pictureChange(exchange, done: "Description saved.") { (library, review, image) throws(CatalogueError) in
+      _ = try library.describe(review, image: image, alt: alt, caption: caption)
+    }
   }
 }

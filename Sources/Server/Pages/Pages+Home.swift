@@ -181,7 +181,7 @@ extension Pages {
       cover: summary.cover.map { image in
         HTML.Picture(
           original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
-          width: image.thumbnailWidth, height: image.thumbnailHeight)
+          width: image.thumbnailWidth, height: image.thumbnailHeight, text: PictureText(alt: summary.coverAlt))
       })
   }
 
@@ -267,7 +267,7 @@ extension Pages {
       var picture = ""
       if let cover = summary.cover {
         picture =
-          #"<a href="\#(path)"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="" loading="lazy"></a>"#
+          #"<a href="\#(path)"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="\#(e(summary.coverAlt ?? ""))" loading="lazy"></a>"#
       }
       let filled = min(max(summary.rating, 0), 5)
       let stars =

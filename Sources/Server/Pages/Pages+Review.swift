@@ -23,12 +23,13 @@ extension Pages {
     }
     var main = notice(exchange)
     main += HTML.article(
-      review, pictures: review.images.map { picture($0.image) },
+      review, pictures: review.images.map(picture),
       coverIndex: review.images.firstIndex { $0.isCover } ?? (review.images.isEmpty ? nil : 0),
       extra: extra.isEmpty ? nil : extra.joined(separator: "\n"), lazy: true)
     if !review.images.isEmpty {
       let downloads = review.images.map { item in
-        #"<a href="\#(e(Files.originalURL(item.image)))?download">\#(item.position)</a>"#
+        #"<a href="\#(e(Files.downloadURL(item)))" \#(downloadAttribute(item)) "#
+          + #"aria-label="Download original of picture \#(item.position)">\#(item.position)</a>"#
       }
       main.append(
         #"<p class="download">Originals (\#(review.images.count == 1 ? "1 picture" : "\(review.images.count) pictures"), byte for byte): "#
@@ -37,11 +38,22 @@ extension Pages {
     return document(title: review.title, identity: identity, main: main)
   }
 
-  /// A picture on a review page: its display rendition, linking to the original.
-  static func picture(_ image: StoredImage) -> HTML.Picture {
+  /// A picture on a review page: its display rendition, linking to the original (a download
+  /// named after its file, for a format browsers do not show), with what the review says of it.
+  static func picture(_ item: ReviewImage) -> HTML.Picture {
+    let image = item.image
     let size = Files.displaySize(image)
+    let shows = HTML.browsersShow(image.format)
     return HTML.Picture(
-      original: Files.originalURL(image), format: image.format, shown: Files.displayURL(image),
-      width: size.width, height: size.height)
+      original: shows ? Files.originalURL(image) : Files.downloadURL(item), format: image.format,
+      shown: Files.displayURL(image), width: size.width, height: size.height, text: item.text,
+      downloadName: item.name.map { Files.downloadFilename($0, format: image.format) })
+  }
+
+  /// The `download` attribute of a link to a picture's original: with the name it is saved
+  /// under, when the picture has one.
+  static func downloadAttribute(_ item: ReviewImage) -> String {
+    guard let name = item.name else { return "download" }
+    return #"download="\#(e(Files.downloadFilename(name, format: item.image.format)))""#
   }
 }

@@ -98,7 +98,7 @@ struct Failure: Error, Sendable, Equatable {
   /// takes (415), the library busy (503), or the server's own failure (500).
   static func status(of error: CatalogueError) -> Int {
     switch error {
-    case .invalidReview, .invalidQuery, .invalidArgument,
+    case .invalidReview, .invalidPictureText, .invalidQuery, .invalidArgument,
       .unknownCategory, .ambiguousReview, .ambiguousImage, .notText, .textTooLarge:
       return 400
     case .reviewNotFound, .imageNotFound, .badReviewReference, .badImageReference:

@@ -39,6 +39,7 @@ enum Routes {
     Route("POST", "/reviews/:id/images/:image/move", access: .reviewer, body: .form, Pages.movePicture),
     Route("POST", "/reviews/:id/images/:image/replace", access: .reviewer, body: .upload, Pages.replacePicture),
     Route("POST", "/reviews/:id/images/:image/detach", access: .reviewer, body: .form, Pages.detachPicture),
+    Route("POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, Pages.describePicture),
   ]
 
   /// The JSON API, with the shapes of the command line's `--json`.
