@@ -27,7 +27,8 @@ enum Pages {
       #"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
       "<title>\(e(title))</title>",
       #"<link rel="stylesheet" href="/assets/\#(Assets.style.name)">"#,
-      #"<script src="/assets/\#(Assets.script.name)" defer></script>"#,
+      // Not deferred: it sets the theme chosen in this browser before anything is drawn.
+      #"<script src="/assets/\#(Assets.script.name)"></script>"#,
       "</head>",
       "<body>",
       // The first thing a keyboard reaches: past the bar, straight to what the page is for.
