@@ -49,12 +49,13 @@ enum Assets {
     .site form.search input { flex: 1; min-width: 0; }
     .account { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.75rem; }
     .account form { margin: 0; }
-    .account a, .views a, .pager a, .download a, .editor-links a { display: inline-flex; align-items: center; min-height: 1.5rem; padding: 0.25rem; }
+    .account a, .views a, .pager a, .download a { display: inline-flex; align-items: center; justify-content: center; min-width: 1.5rem; min-height: 1.5rem; padding: 0.25rem; box-sizing: border-box; }
     .theme { display: inline-flex; align-items: center; gap: 0.4rem; font-size: 0.9rem; color: var(--muted); }
     input, select, textarea, button { font: inherit; color: var(--fg); background: var(--bg); }
     input[type=text], input[type=search], input[type=password], select, textarea { box-sizing: border-box; max-width: 100%; min-height: 2.5rem; padding: 0.35rem 0.5rem; border: 1px solid var(--edge); border-radius: 6px; }
     input[type=file] { max-width: 100%; }
-    input[type=checkbox], input[type=radio] { width: 1.25rem; height: 1.25rem; margin: 0; accent-color: var(--link); }
+    input[type=checkbox], input[type=radio] { flex: none; width: 1.5rem; height: 1.5rem; margin: 0; accent-color: var(--link); }
+    form > a { display: inline-flex; align-items: center; min-height: 2.5rem; padding: 0 0.5rem; }
     button, .button { display: inline-flex; align-items: center; justify-content: center; box-sizing: border-box; min-height: 2.5rem; padding: 0.35rem 0.9rem; border: 1px solid var(--edge); border-radius: 6px; background: var(--surface); color: var(--fg); cursor: pointer; text-decoration: none; font-weight: 500; }
     button:hover, .button:hover { border-color: var(--fg); }
     button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--link); font-weight: 600; }
