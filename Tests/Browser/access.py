@@ -13,6 +13,8 @@ picture and a reviewer NAME with PASSWORD:
 - checks that no page scrolls sideways at 320 px and that controls are at least 24×24 px;
 - chooses the dark theme in the page and finds it kept after a reload, and finds no theme
   choice when script is off;
+- moves through a filter's choices with the arrow keys and finds no page loaded until its
+  button is pressed;
 - adds a review with the keyboard alone (Tab, arrow keys, Space and Enter; the star radio
   group included), titled "Written with the keyboard", 4 stars, a favourite;
 - drops a tall picture and the JPEG on the editor's upload form and follows its progress to
@@ -307,6 +309,21 @@ class Access(Browse):
         self.check(bool(self.find("article.review .favorite")), "keyboard: the review is a favourite")
         return self.path()
 
+    def filters_wait(self):
+        """Arrow keys in the filters' lists change the choice and load nothing; the button applies."""
+        self.open("/")
+        old = self.one("html")
+        self.one("form.filters select[name=category]").click()
+        self.press(Keys.ESCAPE)
+        self.tab_to("form.filters select[name=min]", "the stars filter")
+        self.press(Keys.ARROW_DOWN, Keys.ARROW_DOWN)
+        time.sleep(0.5)
+        self.check(not self.stale(old) and self.path() == "/" and not self.query(), "filters: arrow keys load nothing")
+        self.tab_to("form.filters button", "the filters' button")
+        self.press(Keys.ENTER)
+        self.wait_until(lambda: self.stale(old) and self.query().get("min") == ["2"], "applying the filters")
+        self.passed += 1
+
     # Comfort: drop and upload, the viewer
 
     def drop_pictures(self, review_path, tall):
@@ -399,6 +416,7 @@ class Access(Browse):
         reader, reviewer = self.pages(review_path)
         self.judge(reader, signed=False)
         self.theme()
+        self.filters_wait()
         self.sign_in()
         self.judge(reviewer + [("/", "the grid")], signed=True)
         new_path = self.keyboard_review()
