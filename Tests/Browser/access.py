@@ -16,9 +16,10 @@ picture and a reviewer NAME with PASSWORD:
 - moves through a filter's choices with the arrow keys and finds no page loaded until its
   button is pressed;
 - adds a review with the keyboard alone (Tab, arrow keys, Space and Enter; the star radio
-  group included), titled "Written with the keyboard", 4 stars, a favourite;
-- drops a tall picture and the JPEG on the editor's upload form and follows its progress to
-  the editor, then finds the review's text on the first screen beside the tall cover, and
+  group included), titled "Written with the keyboard", 4 stars, a favourite (" (typed)" is
+  added to its title later);
+- drops a tall picture and the JPEG on the editor's upload form and follows its progress until
+  the editor shows them, what was typed in its fields meanwhile kept (and then saved), then finds the review's text on the first screen beside the tall cover, and
   goes through the pictures in the viewer with the arrow keys.
 
 Prints each check that failed and a closing count; the exit status is 0 only when every check
@@ -298,8 +299,10 @@ class Access(Browse):
         old = self.one("html")
         self.press(Keys.ENTER)
         self.wait_until(
-            lambda: self.stale(old) and self.query().get("done") == ["created"], "adding the review by keyboard"
+            lambda: self.stale(old) and self.path().startswith("/reviews/") and bool(self.find("main .notice")),
+            "adding the review by keyboard",
         )
+        self.check(self.text("main .notice") == "Review added.", "keyboard: the page says “Review added.”")
         self.check(self.text("article.review h1") == KEYBOARD_TITLE, "keyboard: the review is added")
         stars = self.find("article.review .facts .stars")
         self.check(
@@ -337,7 +340,10 @@ class Access(Browse):
         for path, kind in [(tall, "image/png"), (self.jpeg, "image/jpeg")]:
             with open(path, "rb") as file:
                 files.append([os.path.basename(path), kind, base64.b64encode(file.read()).decode()])
-        old = self.one("html")
+        # Something typed in the review's fields and not saved: the upload keeps it.
+        title = self.one("form.editor input[name=title]")
+        title.send_keys(" (typed)")
+        typed = title.get_attribute("value")
         progress = self.driver.execute_script(
             "const form = document.querySelector(arguments[0]);"
             "const data = new DataTransfer();"
@@ -353,11 +359,34 @@ class Access(Browse):
         )
         self.check(progress, "upload: a progress bar shows while the pictures go up")
         self.wait_until(
-            lambda: self.stale(old) and self.query().get("done") == ["uploaded"], "the dropped pictures uploaded"
+            lambda: bool(self.find("section.pictures .notice, section.pictures .problem")), "the dropped pictures uploaded"
         )
-        self.check(self.text("main .notice") == "Pictures added.", "upload: the editor says “Pictures added.”")
+        self.check(
+            self.text("section.pictures .notice") == "2 pictures added.",
+            "upload: the editor says “2 pictures added.”",
+            self.text("section.pictures .notice") or self.text("section.pictures .problem"),
+        )
+        self.check(
+            self.driver.execute_script("return document.activeElement.classList.contains('notice');"),
+            "upload: the focus is on what was done",
+        )
         self.check(
             len(self.find("section.pictures ul.gallery li")) == 2, "upload: both dropped pictures are in the editor"
+        )
+        self.check(
+            self.one("form.editor input[name=title]").get_attribute("value") == typed,
+            "upload: what was typed in the title is still there",
+        )
+        self.check(bool(self.find(form + " .drop")), "upload: the new form takes dropped pictures too")
+        self.submit(
+            self.one("form.editor button.primary"),
+            lambda: self.path() == review_path and bool(self.find("main .notice, main .problem")),
+            "saving what was typed",
+        )
+        self.check(
+            self.text("article.review h1") == KEYBOARD_TITLE + " (typed)",
+            "upload: what was typed is saved afterwards",
+            self.text("main .problem") or self.text("article.review h1"),
         )
 
     def first_screen(self, review_path):

@@ -329,9 +329,11 @@ class Browse:
             raise StepFailed("no way to the editor")
         self.submit(edit_links[0], lambda: self.path() == new_path + "/edit", "opening the editor")
         self.one(f'form[action="{new_path}/images"] input[type=file]').send_keys(self.heic)
-        self.submit(
-            self.one(f'form[action="{new_path}/images"] button'),
-            lambda: bool(self.find("main .notice")) or bool(self.find("main .problem")),
+        # The script sends the picture itself and puts the editor's new pictures in place: the
+        # page stays (what is typed in the fields with it).
+        self.one(f'form[action="{new_path}/images"] button').click()
+        self.wait_until(
+            lambda: bool(self.find("section.pictures .notice")) or bool(self.find("main .problem")),
             "uploading the HEIC",
         )
         self.check(not self.find("main .problem"), "uploaded: no problem reported", self.text("main .problem"))

@@ -109,7 +109,7 @@ struct BrowserTests {
     // sees them.
     let listed = try library.run("--json", "list", "--search", "keyboard").json()
     let reviews = listed["reviews"] as? [[String: Any]] ?? []
-    #expect(reviews.map { $0["title"] as? String } == ["Written with the keyboard"])
+    #expect(reviews.map { $0["title"] as? String } == ["Written with the keyboard (typed)"])
     if let id = reviews.first?["id"] as? String {
       let shown = try library.show(id)
       #expect(shown["rating"] as? Int == 4)

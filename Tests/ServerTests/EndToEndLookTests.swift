@@ -29,7 +29,10 @@ struct EndToEndLookTests {
     _ = try browser.signIn(LiveSite.reviewer, LiveSite.password, next: "/new")
     let form = try browser.get("/new")
     #expect(form.status == 200)
-    #expect(form.text.contains(#"<fieldset class="rating"><legend>Stars</legend>"#))
+    #expect(
+      form.text.contains(
+        #"<fieldset class="rating" role="radiogroup" aria-labelledby="rating-legend"><legend id="rating-legend">Stars</legend>"#
+      ))
     #expect(!form.text.contains(#"<select name="rating""#), "the stars are no longer a select")
     let choices = Self.ratingChoices(form.text)
     #expect(choices.map(\.value) == ["0", "1", "2", "3", "4", "5"])

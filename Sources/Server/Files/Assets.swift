@@ -208,10 +208,12 @@ enum Assets {
       });
 
       // The editor's upload: pictures dropped on the form or chosen in it go up together with a
-      // progress bar, then the page the server sends back (the editor with a notice) is shown.
+      // progress bar. The answer's pictures and notice replace this page's, and nothing else
+      // does, so that what is typed in the review's fields stays as it is.
       function enhanceUpload(form) {
         var input = form.querySelector("input[type=file][multiple]");
-        if (!input || !/\/images$/.test(form.getAttribute("action") || "")) return;
+        var action = form.getAttribute("action") || "";
+        if (!input || !/\/images$/.test(action) || form.classList.contains("upload")) return;
         form.classList.add("upload");
         var zone = element("div", { class: "drop" }, "Or drop pictures here");
         var progress = element("progress", { max: "100", value: "0", "aria-label": "Upload progress" });
@@ -237,10 +239,18 @@ enum Assets {
             status.textContent = "Uploading " + count + ": " + progress.value + "%";
           });
           request.addEventListener("load", function () {
-            if (request.responseURL && request.responseURL !== form.action) {
+            var answered = new URL(request.responseURL || form.action, window.location.href).pathname;
+            var here = [window.location.pathname, new URL(form.action, window.location.href).pathname];
+            if (here.indexOf(answered) < 0) {
+              // Somewhere else (signing in again): go there, as the form would have.
               window.location.assign(request.responseURL);
-            } else {
-              showPage(request.responseText);
+              return;
+            }
+            var page = new DOMParser().parseFromString(request.responseText, "text/html");
+            if (!showPictures(page)) {
+              progress.hidden = true;
+              var said = page.querySelector("main .problem") || page.querySelector("main h1");
+              status.textContent = said ? said.textContent.trim() : "The upload did not work (" + request.status + ").";
             }
           });
           request.addEventListener("error", function () {
@@ -269,19 +279,33 @@ enum Assets {
         });
       }
 
-      // A page the server answered with instead of a redirect (a picture refused): its content
-      // in place of this one's, and the focus on what it says.
-      function showPage(html) {
-        var page = new DOMParser().parseFromString(html, "text/html");
-        var main = page.querySelector("main");
-        var current = document.querySelector("main");
-        if (!main || !current) return;
-        current.replaceWith(document.importNode(main, true));
-        document.title = page.title;
+      // The pictures of an editor page the server answered with, in place of this page's, with
+      // what it says about them first, and the focus there. False when it has none.
+      function showPictures(page) {
+        var fresh = page.querySelector("section.pictures");
+        var current = document.querySelector("section.pictures");
+        if (!fresh || !current) return false;
+        var said = Array.prototype.filter.call(
+          page.querySelectorAll("main .notice, main .problem"),
+          function (part) { return !fresh.contains(part) && !part.closest("form"); });
+        document.querySelectorAll("main .notice, main .problem").forEach(function (part) {
+          if (!part.closest("form")) part.remove();
+        });
+        var section = document.importNode(fresh, true);
+        var heading = section.querySelector("h2");
+        said.forEach(function (part) {
+          var copy = document.importNode(part, true);
+          copy.removeAttribute("id");
+          copy.removeAttribute("autofocus");
+          copy.setAttribute("tabindex", "-1");
+          section.insertBefore(copy, heading ? heading.nextSibling : section.firstChild);
+          heading = copy;
+        });
+        current.replaceWith(section);
         enhance();
-        var said = document.querySelector("main .problem, main .notice") || document.querySelector("main");
-        if (!said.hasAttribute("tabindex")) said.setAttribute("tabindex", "-1");
-        said.focus();
+        var first = section.querySelector(".notice, .problem");
+        if (first) first.focus();
+        return true;
       }
 
       // The review page's pictures in a viewer: arrow keys to go from one to the next, Escape
