@@ -17,7 +17,7 @@ picture and a reviewer NAME with PASSWORD:
   button is pressed;
 - adds a review with the keyboard alone (Tab, arrow keys, Space and Enter; the star radio
   group included), titled "Written with the keyboard", 4 stars, a favourite (" (typed)" is
-  added to its title later);
+  added to its title later), its Markdown previewed on the way;
 - drops a tall picture and the JPEG on the editor's upload form and follows its progress until
   the editor shows them, what was typed in its fields meanwhile kept (and then saved), then finds the review's text on the first screen beside the tall cover, and
   goes through the pictures in the viewer with the arrow keys.
@@ -294,7 +294,18 @@ class Access(Browse):
         self.tab_to("input[name=favorite]", "the favourite box")
         self.press(Keys.SPACE)
         self.tab_to("textarea[name=body]", "the review")
-        self.press("Typed, not clicked.")
+        self.press("*Typed*, not clicked.")
+        self.tab_to("form.editor button[type=button]", "the preview button")
+        self.check(
+            self.active().accessible_name == "Preview the review",
+            "keyboard: the preview button says what it shows",
+            self.active().accessible_name,
+        )
+        self.press(Keys.ENTER)
+        self.wait_until(lambda: bool(self.find("form.editor .preview em")), "the preview")
+        self.check(
+            self.text("form.editor .preview em") == "Typed", "keyboard: the preview shows the Markdown rendered"
+        )
         self.tab_to("form.editor button.primary", "the button that adds the review")
         old = self.one("html")
         self.press(Keys.ENTER)

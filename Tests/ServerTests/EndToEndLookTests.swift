@@ -68,4 +68,25 @@ struct EndToEndLookTests {
     #expect(css.contains("@media (prefers-color-scheme: dark)"))
     #expect(css.contains(":root[data-theme=dark]") && css.contains(":root[data-theme=light]"))
   }
+
+  /// The editor's preview renders the text as the review's page will (raw HTML left out), for a
+  /// signed-in reviewer whose page sent the session's token, and for nobody else.
+  @Test func thePreviewRendersMarkdownForAReviewerOnly() throws {
+    let site = try LiveSite()
+    let reader = Browser(site.server)
+    let refused = try reader.post("/preview", [("body", "*hello*")])
+    #expect(refused.status == 401 || refused.status == 303, "\(refused.status)")
+    #expect(!refused.text.contains("<em>hello</em>"))
+
+    let browser = Browser(site.server)
+    _ = try browser.signIn(LiveSite.reviewer, LiveSite.password)
+    let shown = try browser.post("/preview", [("body", "A *quiet* film.\n\n<script>alert(1)</script>")])
+    #expect(shown.status == 200, "\(shown)")
+    #expect(shown.headers["Content-Type"] == "text/html; charset=utf-8")
+    #expect(shown.headers["Cache-Control"]?.contains("no-store") == true)
+    #expect(shown.text.contains("<p>A <em>quiet</em> film.</p>"), "\(shown.text)")
+    #expect(!shown.text.contains("<script"), "raw HTML is left out: \(shown.text)")
+    let forged = try browser.post("/preview", [("body", "*x*")], csrf: false)
+    #expect(forged.status == 403, "\(forged.status)")
+  }
 }

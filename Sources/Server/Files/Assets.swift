@@ -106,6 +106,9 @@ enum Assets {
     .drop { margin-top: 0.5rem; padding: 1rem; border: 2px dashed var(--edge); border-radius: 8px; text-align: center; color: var(--muted); }
     .drop.over { border-color: var(--link); background: var(--notice); color: var(--fg); }
     .upload progress { display: block; width: 100%; height: 1rem; margin-top: 0.5rem; accent-color: var(--link); }
+    .preview { padding: 0.25rem 1rem; border: 1px solid var(--edge); border-radius: 8px; overflow-wrap: break-word; }
+    .preview img { max-width: 100%; height: auto; }
+    form.editor > button { justify-self: start; }
     dialog.viewer { max-width: 96vw; max-height: 96vh; padding: 0.75rem; border: 1px solid var(--edge); border-radius: 8px; background: var(--bg); color: var(--fg); }
     dialog.viewer::backdrop { background: rgb(0 0 0 / 0.8); }
     dialog.viewer img { display: block; max-width: calc(96vw - 2rem); max-height: calc(96vh - 7rem); width: auto; height: auto; margin: 0 auto; }
@@ -361,6 +364,42 @@ enum Assets {
         dialog.addEventListener("close", function () { links[shown].focus(); });
       }
 
+      // The editor's Markdown, shown as the review's page will show it, on demand.
+      function addPreview() {
+        var editor = document.querySelector("form.editor");
+        var text = editor && editor.querySelector("textarea[name=body]");
+        var token = editor && editor.querySelector("input[name=csrf]");
+        if (!text || !token || editor.querySelector(".preview")) return;
+        var button = element("button", { type: "button" }, "Preview the review");
+        var shown = element("section", { class: "preview", "aria-live": "polite", "aria-label": "Preview" });
+        shown.hidden = true;
+        var place = text.closest("label") || text;
+        place.parentNode.insertBefore(button, place.nextSibling);
+        button.parentNode.insertBefore(shown, button.nextSibling);
+        button.addEventListener("click", function () {
+          var data = new URLSearchParams();
+          data.append("csrf", token.value);
+          data.append("body", text.value);
+          window.fetch("/preview", { method: "POST", body: data, credentials: "same-origin" })
+            .then(function (answer) {
+              if (!answer.ok) throw new Error("the server answered " + answer.status);
+              return answer.text();
+            })
+            .then(function (html) {
+              var body = new DOMParser().parseFromString(html, "text/html").body;
+              shown.replaceChildren.apply(shown, Array.prototype.map.call(body.childNodes, function (node) {
+                return document.importNode(node, true);
+              }));
+              if (!shown.childNodes.length) shown.textContent = "Nothing to show yet: the review is empty.";
+              shown.hidden = false;
+            })
+            .catch(function (error) {
+              shown.textContent = "No preview (" + error.message + "): the text is still in the field.";
+              shown.hidden = false;
+            });
+        });
+      }
+
       function enhance() {
         document.querySelectorAll("form[enctype='multipart/form-data']").forEach(enhanceUpload);
       }
@@ -368,6 +407,7 @@ enum Assets {
       document.addEventListener("DOMContentLoaded", function () {
         addThemeChooser();
         guardTyping();
+        addPreview();
         enhance();
         addViewer();
       });
