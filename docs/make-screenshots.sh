@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Remakes docs/grid.png and docs/review.png, the screenshots in the README: the sample library
-# as a reader sees it in headless chromium, driven by Selenium as Tests/Browser/browse.py drives
-# it. `catalogue serve` serves a copy of Library/ on a free port: serving upgrades a library's
+# Remakes the screenshots in the README: the sample library as a reader sees it in headless
+# chromium, driven by Selenium as Tests/Browser/browse.py drives it. The grid and a review, in
+# the light look and the dark one (the system's choice, as the browser is told), each whole at
+# 1280 pixels wide (docs/grid.png, docs/review.png, docs/grid-dark.png, docs/review-dark.png) and
+# as the first screen of a 390 × 844 phone (docs/grid-phone.png, …-dark-phone.png). `catalogue serve` serves a copy of Library/ on a free port: serving upgrades a library's
 # schema, and the committed library stays as it is.
 #
 #   docs/make-screenshots.sh
@@ -62,25 +64,42 @@ sys.path.insert(0, os.path.join(os.getcwd(), "Tests", "Browser"))
 from browse import WINDOW, start_browser, wait_for_images  # noqa: E402
 
 url, review, docs = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
+PHONE = (390, 844)
 with tempfile.TemporaryDirectory(prefix="catalogue-screenshots-") as profile:
     driver = start_browser(profile)
     try:
-        for path, name in [("/", "grid.png"), (f"/reviews/{review}", "review.png")]:
-            driver.set_window_size(*WINDOW)
-            driver.get(url + path)
-            wait_for_images(driver)
-            # The whole page in one picture: the window as tall as the page, then every
-            # (lazily loaded) picture waited for again.
-            height = driver.execute_script(
-                "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight;"
+        for scheme in ["light", "dark"]:
+            driver.execute_cdp_cmd(
+                "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
             )
-            driver.set_window_size(WINDOW[0], height)
-            states = wait_for_images(driver)
-            broken = [state["src"] for state in states if state["naturalWidth"] == 0]
-            if broken:
-                sys.exit(f"{path}: pictures not shown: {', '.join(broken)}")
-            driver.save_screenshot(os.path.join(docs, name))
-            print(f"docs/{name}: {url}{path}")
+            for path, stem in [("/", "grid"), (f"/reviews/{review}", "review")]:
+                look = "" if scheme == "light" else "-dark"
+                # The desktop: the whole page in one picture, the window as tall as the page,
+                # then every (lazily loaded) picture waited for again.
+                driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+                driver.set_window_size(*WINDOW)
+                driver.get(url + path)
+                wait_for_images(driver)
+                height = driver.execute_script(
+                    "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight;"
+                )
+                driver.set_window_size(WINDOW[0], height)
+                shots = [(f"{stem}{look}.png", wait_for_images(driver))]
+                driver.save_screenshot(os.path.join(docs, shots[0][0]))
+                # The phone: its first screen.
+                driver.execute_cdp_cmd(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True},
+                )
+                driver.get(url + path)
+                wait_for_images(driver)
+                shots.append((f"{stem}{look}-phone.png", wait_for_images(driver, "main img")))
+                driver.save_screenshot(os.path.join(docs, shots[1][0]))
+                for name, states in shots:
+                    broken = [state["src"] for state in states if state["naturalWidth"] == 0]
+                    if broken:
+                        sys.exit(f"{path}: pictures not shown: {', '.join(broken)}")
+                    print(f"docs/{name}: {url}{path}")
     finally:
         driver.quit()
 EOF

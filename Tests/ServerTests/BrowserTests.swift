@@ -6,12 +6,14 @@ import TestSupport
 
 /// The catalogue in a real browser: `Tests/Browser/browse.py` drives Debian's chromium through
 /// Selenium against the built `catalogue serve`, first as a reader, then as a reviewer who adds
-/// a review with a JPEG and a HEIC, then signed out again.
+/// a review with a JPEG and a HEIC, then signed out again; `Tests/Browser/access.py` runs
+/// axe-core on every page, light and dark, at 1280 and 320 pixels, and adds a review with the
+/// keyboard alone. One browser at a time: the machine may have two cores.
 ///
 /// The browser, its driver and Selenium (in a virtual environment of its own) come from
 /// `scripts/install-packages`, which `.ci/run` runs too: when one is missing the test fails
 /// and says so, since a skip would hide a CI that no longer tests in a browser.
-@Suite("In a browser")
+@Suite("In a browser", .serialized)
 struct BrowserTests {
   /// The Python of the virtual environment `scripts/install-packages` makes for Selenium.
   static let python: String = {
@@ -22,8 +24,10 @@ struct BrowserTests {
     return cache + "/catalogue/browser-venv/bin/python"
   }()
 
-  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Browser/browse.py").path
+  static let browser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Browser")
+  static let script = browser.appendingPathComponent("browse.py").path
+  static let accessScript = browser.appendingPathComponent("access.py").path
 
   static let reviewer = "ada"
   static let password = "correct horse battery"
@@ -78,6 +82,45 @@ struct BrowserTests {
     #expect(server.stop() == 0)
   }
 
+  /// axe-core finds no serious or critical violation on any page, in either look, on a desktop
+  /// or a 320-pixel phone; no page scrolls sideways on the phone; the theme chosen in the page
+  /// is kept; a review is added with the keyboard alone, pictures dropped on the editor go up
+  /// with a progress bar, and a tall cover leaves the text on the first screen.
+  @Test func everyPageIsAccessibleInEitherLookOnAPhoneAndByKeyboard() throws {
+    try requireBrowser()
+    let library = try TestLibrary()
+    try library.addReview(
+      "Dune", rating: 5, category: "book", body: "Sand, spice and *patience*.",
+      pictures: [Fixture.image("large-1600x1200.png"), Fixture.image("colour-p3.jpg")])
+    try library.addReview("Portal", rating: 0, category: "game", body: "No stars, and it says so.")
+    try library.addReviewer(Self.reviewer, password: Self.password)
+    let server = try ServeProcess(library: library)
+
+    let walk = try Self.run(
+      Self.python,
+      [
+        Self.accessScript, "http://127.0.0.1:\(server.port)/", Self.reviewer, Self.password,
+        Fixture.image("large-1600x1200.jpg"),
+      ], timeout: 400)
+    #expect(walk.status == 0, "access.py failed (exit status \(walk.status)):\n\(walk.output)")
+    #expect(walk.output.contains("access: ") && walk.output.contains(" passed, 0 failed"), "\(walk.output)")
+
+    // The review typed with the keyboard, and the pictures dropped on it, as the command line
+    // sees them.
+    let listed = try library.run("--json", "list", "--search", "keyboard").json()
+    let reviews = listed["reviews"] as? [[String: Any]] ?? []
+    #expect(reviews.map { $0["title"] as? String } == ["Written with the keyboard (typed)"])
+    if let id = reviews.first?["id"] as? String {
+      let shown = try library.show(id)
+      #expect(shown["rating"] as? Int == 4)
+      #expect(shown["category"] as? String == "book")
+      #expect(shown["favorite"] as? Bool == true)
+      let images = shown["images"] as? [[String: Any]] ?? []
+      #expect(images.map { $0["format"] as? String } == ["png", "jpeg"])
+    }
+    #expect(server.stop() == 0)
+  }
+
   /// Fails, saying what to run, when the browser, its driver or Selenium is missing.
   private func requireBrowser() throws {
     let install = "run scripts/install-packages (as root or with sudo) to install it"
@@ -89,8 +132,11 @@ struct BrowserTests {
     try #require(
       FileManager.default.isExecutableFile(atPath: Self.python),
       "Selenium's virtual environment \(Self.python) is missing: \(install)")
-    let selenium = try Self.run(Self.python, ["-c", "import selenium"], timeout: 60)
-    try #require(selenium.status == 0, "Selenium cannot be imported (\(selenium.output)): \(install)")
+    let selenium = try Self.run(
+      Self.python, ["-c", "import importlib.util, selenium; assert importlib.util.find_spec('axe_playwright_python')"],
+      timeout: 60)
+    try #require(
+      selenium.status == 0, "Selenium or axe-core cannot be imported (\(selenium.output)): \(install)")
   }
 
   /// Runs `executable` with its standard output and error together in a file (read after the

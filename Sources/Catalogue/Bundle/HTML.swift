@@ -254,25 +254,70 @@ public enum HTML {
     ]
   }
 
-  /// The one style sheet: export pages carry it inline, the server serves it as a file.
+  /// The colours of the light look: spring green (#00ff7f) as the accent, filled behind dark
+  /// text; a darker green where green is text on white. Every text colour reads at 4.5:1 at
+  /// least against the backgrounds it sits on, and `edge` (the outline of a field or a button)
+  /// at 3:1 against the page.
+  public static let lightColours: KeyValuePairs<String, String> = [
+    "bg": "#fff", "surface": "#f2f7f4", "fg": "#1a1f1c", "muted": "#4f5b54", "link": "#00703a",
+    "star": "#8a5d00", "line": "#d7e0da", "edge": "#6b7770", "accent": "#00ff7f", "on-accent": "#062814",
+    "danger": "#b3261e", "notice": "#e3fbee", "problem": "#fdecec",
+  ]
+
+  /// The colours of the dark look: the same names, the bright green now text and outline too.
+  public static let darkColours: KeyValuePairs<String, String> = [
+    "bg": "#101412", "surface": "#1a201c", "fg": "#e6ede8", "muted": "#a9b5ae", "link": "#00ff7f",
+    "star": "#ffc94d", "line": "#2e3833", "edge": "#7d8a83", "accent": "#00ff7f", "on-accent": "#062814",
+    "danger": "#ff8a80", "notice": "#0f2d1c", "problem": "#3a1518",
+  ]
+
+  /// `colours` as CSS custom properties (`--bg: #fff; …`).
+  public static func customProperties(_ colours: KeyValuePairs<String, String>) -> String {
+    colours.map { "--\($0.key): \($0.value);" }.joined(separator: " ")
+  }
+
+  /// The one style sheet: export pages carry it inline, the server serves it as a file. The
+  /// light look unless the system asks for dark; colours only through the custom properties
+  /// above, so that a page's theme is one switch.
   public static let style = """
-    body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem; color: #222; background: #fff; }
-    a { color: #0645ad; }
-    h1 { margin-bottom: 0.25rem; }
-    .facts, .dates, .count { margin: 0.25rem 0; color: #555; }
-    .stars { color: #946b00; letter-spacing: 0.1em; }
+    :root { color-scheme: light dark; \(customProperties(lightColours)) }
+    @media (prefers-color-scheme: dark) { :root { \(customProperties(darkColours)) } }
+    body { font: 16px/1.5 system-ui, sans-serif; max-width: 64rem; margin: 0 auto; padding: 1rem; color: var(--fg); background: var(--bg); }
+    a { color: var(--link); text-underline-offset: 0.15em; }
+    a:hover { text-decoration-thickness: 2px; }
+    :focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
+    h1 { font-size: 1.75rem; line-height: 1.2; margin: 0.75rem 0 0.25rem; }
+    h2 { font-size: 1.25rem; line-height: 1.3; }
+    .facts, .dates, .count { margin: 0.25rem 0; color: var(--muted); }
+    .stars { color: var(--star); letter-spacing: 0.1em; white-space: nowrap; }
     .category { margin-left: 0.5rem; }
-    .favorite { margin-left: 0.5rem; color: #c33; }
-    .cover img { max-width: 100%; height: auto; }
+    .favorite { margin-left: 0.5rem; color: var(--danger); }
+    .cover { margin: 1rem 0; }
+    .cover img { display: block; max-width: 100%; height: auto; border-radius: 6px; }
     .gallery figure { margin: 0; }
-    figcaption { margin-top: 0.25rem; color: #444; font-size: 0.9rem; }
+    figcaption { margin-top: 0.25rem; color: var(--muted); font-size: 0.9rem; }
     .body { margin: 1rem 0; overflow-wrap: break-word; }
-    .body img { max-width: 100%; }
-    .gallery, .cards, nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1rem; }
-    .gallery img, .cards img { max-width: 100%; height: auto; border-radius: 4px; }
-    .card { width: 14rem; }
-    .card h2, .card h3 { font-size: 1rem; margin: 0.5rem 0 0; }
-    .no-picture { display: block; height: 8rem; background: #eee; border-radius: 4px; }
+    .body img { max-width: 100%; height: auto; }
+    .body pre, .body table { display: block; max-width: 100%; overflow-x: auto; }
+    .gallery, .cards, nav ul { list-style: none; padding: 0; }
+    nav ul { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; }
+    .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1.25rem 1rem; margin: 1rem 0; }
+    .gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 1rem; }
+    .gallery img { display: block; max-width: 100%; height: auto; border-radius: 6px; }
+    .card { min-width: 0; }
+    .card img, .no-picture { display: block; width: 100%; height: auto; aspect-ratio: 4 / 5; object-fit: contain; background: var(--surface); border-radius: 6px; }
+    .card h2, .card h3 { font-size: 1rem; line-height: 1.3; margin: 0.5rem 0 0; overflow-wrap: break-word; }
+    .card .facts { font-size: 0.9rem; }
+    .card .category { margin-left: 0; display: inline-block; }
+    @media (min-width: 48rem) {
+    .review .cover { float: right; width: 45%; margin: 0 0 1rem 1.5rem; }
+    .review .cover img { max-height: 80vh; width: auto; margin-left: auto; }
+    .review .pictures { clear: both; }
+    }
+    @media (max-width: 30rem) {
+    body { padding: 0.75rem; }
+    .cards { grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1rem 0.75rem; }
+    }
     """
 
   /// Stars, category and the favourite mark, as a review's header and a card show them.

@@ -163,18 +163,12 @@ extension Pages {
       guard faulty.contains(name) else { return "" }
       return #" aria-invalid="true" aria-describedby="problems""# + (faulty.first == name ? " autofocus" : "")
     }
-    var ratings: [String] = []
-    for stars in 0...5 {
-      let selected = form.rating == String(stars) ? " selected" : ""
-      let label = String(repeating: "★", count: stars) + String(repeating: "☆", count: 5 - stars)
-      ratings.append(#"<option value="\#(stars)"\#(selected)>\#(label) (\#(stars))</option>"#)
-    }
     var labels = Category.known
     for category in categories where !labels.contains(category) { labels.append(category) }
     let options = labels.map { #"<option value="\#(e($0.rawValue))">\#(e($0.displayName))</option>"# }.joined()
     return [
       #"<label>Title <input type="text" name="title" value="\#(e(form.title))" maxlength="\#(ReviewDraft.maximumTitleLength)" required\#(state("title"))></label>"#,
-      #"<label>Stars <select name="rating"\#(state("rating"))>\#(ratings.joined())</select></label>"#,
+      ratingControl(form.rating, faulty: faulty.contains("rating"), focus: faulty.first == "rating"),
       #"<label>Category <input type="text" name="category" value="\#(e(form.category))" list="categories" required\#(state("category"))></label>"#,
       #"<datalist id="categories">\#(options)</datalist>"#,
       #"<label class="check"><input type="checkbox" name="new-category" value="1"\#(form.newCategory ? " checked" : "")> A new category of my own (not a typo of one in use)</label>"#,

@@ -219,8 +219,8 @@ extension Pages {
       : #"<a href="\#(e(filters.link(view: view, page: 1)))">\#(label)</a>"#
   }
 
-  /// The filters as a form that works without script (a button applies them); the script
-  /// applies a change at once.
+  /// The filters as a form that works without script: its button applies them, and nothing else
+  /// does, so that arrow keys in a list of choices never load a page.
   static func filterForm(_ filters: HomeFilters, categories: [Category]) -> [String] {
     var lines = [#"<form class="filters" method="get" action="/">"#]
     if !filters.search.isEmpty { lines.append(hidden("q", filters.search)) }
@@ -250,12 +250,14 @@ extension Pages {
     lines.append(
       #"<label class="check"><input type="checkbox" name="favorites" value="1"\#(filters.favoritesOnly ? " checked" : "")> Favourites only</label>"#
     )
-    lines.append("<button>Apply</button>")
+    lines.append("<button>Apply filters</button>")
     lines.append("</form>")
     return lines
   }
 
-  /// The list view: a row a review, with a small cover.
+  /// The list view: a row a review, with a small cover (hidden from screen readers and the tab
+  /// order, as it repeats the title's link); on a narrow screen each row is a card, its cells
+  /// named by their `data-label`.
   static func listTable(_ reviews: [ReviewSummary]) -> [String] {
     var lines = [
       #"<table class="list">"#,
@@ -267,7 +269,7 @@ extension Pages {
       var picture = ""
       if let cover = summary.cover {
         picture =
-          #"<a href="\#(path)"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="\#(e(summary.coverAlt ?? ""))" loading="lazy"></a>"#
+          #"<a href="\#(path)" aria-hidden="true" tabindex="-1"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="\#(e(summary.coverAlt ?? ""))" loading="lazy"></a>"#
       }
       let filled = min(max(summary.rating, 0), 5)
       let stars =
@@ -276,8 +278,9 @@ extension Pages {
       let created = DateText.format(summary.created)
       lines.append(
         #"<tr><td class="picture">\#(picture)</td><td><a href="\#(path)">\#(e(summary.title))</a>\#(summary.favorite ? #" <span class="favorite" title="Favourite">♥</span>"# : "")</td>"#
-          + "<td>\(stars)</td><td>\(e(summary.category.displayName))</td><td>\(summary.imageCount)</td>"
-          + #"<td><time datetime="\#(created)">\#(created.prefix(10))</time></td></tr>"#)
+          + #"<td data-label="Stars">\#(stars)</td><td data-label="Category">\#(e(summary.category.displayName))</td>"#
+          + #"<td data-label="Pictures">\#(summary.imageCount)</td>"#
+          + #"<td data-label="Reviewed"><time datetime="\#(created)">\#(created.prefix(10))</time></td></tr>"#)
     }
     lines += ["</tbody>", "</table>"]
     return lines
@@ -288,11 +291,11 @@ extension Pages {
     guard pages > 1 else { return [] }
     var parts: [String] = []
     if filters.page > 1 {
-      parts.append(#"<a rel="prev" href="\#(e(filters.link(page: min(filters.page - 1, pages))))">← Previous</a>"#)
+      parts.append(#"<a rel="prev" href="\#(e(filters.link(page: min(filters.page - 1, pages))))">← Previous page</a>"#)
     }
     parts.append("<span>Page \(filters.page) of \(page.totalIsEstimate ? "about " : "")\(pages)</span>")
     if filters.page < pages {
-      parts.append(#"<a rel="next" href="\#(e(filters.link(page: filters.page + 1)))">Next →</a>"#)
+      parts.append(#"<a rel="next" href="\#(e(filters.link(page: filters.page + 1)))">Next page →</a>"#)
     }
     return [#"<nav class="pager" aria-label="Pages">"#] + parts + ["</nav>"]
   }

@@ -18,8 +18,9 @@ extension Pages {
     }
     if identity != nil {
       extra.append(
-        #"<p class="actions"><a class="button" href="\#(reviewPath(review.id))/edit">Edit</a> "#
-          + #"<a class="button" href="\#(reviewPath(review.id))/delete">Delete</a></p>"#)
+        #"<p class="actions"><a class="button" href="\#(reviewPath(review.id))/edit">Edit<span class="visually-hidden"> this review</span></a> "#
+          + #"<a class="button" href="\#(reviewPath(review.id))/delete">Delete<span class="visually-hidden"> this review</span></a></p>"#
+      )
     }
     var main = notice(exchange)
     main += HTML.article(

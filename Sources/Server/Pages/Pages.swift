@@ -6,8 +6,10 @@ import HTTP
 /// escaped where it is written, no inline script or style, so that the content security
 /// policy can forbid both.
 enum Pages {
+  /// `connect-src 'self'`: the script uploads dropped pictures to this server, and nowhere else.
   static let contentSecurityPolicy =
-    "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; "
+    "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; "
+    + "form-action 'self'; "
     + "frame-ancestors 'none'; base-uri 'none'"
 
   /// Escapes text for an element or a quoted attribute.
@@ -27,7 +29,8 @@ enum Pages {
       #"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
       "<title>\(e(title))</title>",
       #"<link rel="stylesheet" href="/assets/\#(Assets.style.name)">"#,
-      #"<script src="/assets/\#(Assets.script.name)" defer></script>"#,
+      // Not deferred: it sets the theme chosen in this browser before anything is drawn.
+      #"<script src="/assets/\#(Assets.script.name)"></script>"#,
       "</head>",
       "<body>",
       // The first thing a keyboard reaches: past the bar, straight to what the page is for.

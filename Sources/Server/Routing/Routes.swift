@@ -40,6 +40,7 @@ enum Routes {
     Route("POST", "/reviews/:id/images/:image/replace", access: .reviewer, body: .upload, Pages.replacePicture),
     Route("POST", "/reviews/:id/images/:image/detach", access: .reviewer, body: .form, Pages.detachPicture),
     Route("POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, Pages.describePicture),
+    Route("POST", "/preview", access: .reviewer, body: .form, Pages.preview),
   ]
 
   /// The JSON API, with the shapes of the command line's `--json`.
