@@ -208,9 +208,10 @@ extension Commands {
     spec: CommandSpec(
       "thumbnails", summary: "remake every thumbnail, optionally to a new size",
       details: """
-        --rebuild makes every thumbnail again from its original (in parallel, each written safely), with \
-        the size and shape given, which become the library's thumbnail spec. Without them the current spec \
-        is kept. The previous thumbnails are deleted once the new ones are in place.
+        --rebuild makes every picture's thumbnails again from its original (in parallel, each written \
+        safely), with the size and shape given, which become the library's thumbnail spec: one at that size, \
+        and one at twice it for high-density screens (never larger than the original). Without them the \
+        current spec is kept. The previous thumbnails, both sizes, are deleted once the new ones are in place.
         """,
       options: [
         .init("rebuild", help: "remake the thumbnails (required)"),
@@ -254,7 +255,8 @@ extension Commands {
             failures: report.failures.map(FindingJSON.init))))
     } else {
       Terminal.print(
-        "Made \(count(report.rebuilt, "thumbnail")) to \(report.spec.name); removed \(count(report.removed, "old thumbnail"))."
+        "Made the 1× and 2× thumbnails of \(count(report.rebuilt, "picture")) to \(report.spec.name); "
+          + "removed \(count(report.removed, "old thumbnail"))."
       )
     }
     return report.failures.isEmpty ? 0 : 1

@@ -191,7 +191,8 @@ struct RenditionTests {
     let expected = "thumbnails/\(sha256.prefix(2))/\(sha256)-1600-fit-q85-progressive.jpg"
     #expect(results.values == Array(repeating: expected, count: 4))
     #expect(try test.library.check().isHealthy)
-    #expect(try test.library.files.files(under: "thumbnails").count == 2)
+    // The thumbnail at 1× and 2×, and the one rendition asked for.
+    #expect(try test.library.files.files(under: "thumbnails").count == 3)
   }
 
   @Test func aMissingThumbnailIsMadeAgainOnRequest() throws {
