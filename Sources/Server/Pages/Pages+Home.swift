@@ -172,7 +172,8 @@ extension Pages {
       cover: summary.cover.map { image in
         HTML.Picture(
           original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
-          width: image.thumbnailWidth, height: image.thumbnailHeight)
+          width: image.thumbnailWidth, height: image.thumbnailHeight,
+          highDensity: Files.highDensityThumbnailURL(image))
       })
   }
 
@@ -257,8 +258,10 @@ extension Pages {
       let path = e(reviewPath(summary.id))
       var picture = ""
       if let cover = summary.cover {
-        picture =
-          #"<a href="\#(path)"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="" loading="lazy"></a>"#
+        let shown = HTML.Picture(
+          original: Files.originalURL(cover), format: cover.format, shown: Files.thumbnailURL(cover),
+          width: cover.thumbnailWidth, height: cover.thumbnailHeight, highDensity: Files.highDensityThumbnailURL(cover))
+        picture = #"<a href="\#(path)"><img \#(shown.sourceAttributes) alt="" loading="lazy"></a>"#
       }
       let filled = min(max(summary.rating, 0), 5)
       let stars =

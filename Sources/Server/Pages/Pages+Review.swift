@@ -37,11 +37,12 @@ extension Pages {
     return document(title: review.title, identity: identity, main: main)
   }
 
-  /// A picture on a review page: its display rendition, linking to the original.
+  /// A picture on a review page: its display rendition (and the 2× one for high-density
+  /// screens, when the original is larger), linking to the original.
   static func picture(_ image: StoredImage) -> HTML.Picture {
     let size = Files.displaySize(image)
     return HTML.Picture(
       original: Files.originalURL(image), format: image.format, shown: Files.displayURL(image),
-      width: size.width, height: size.height)
+      width: size.width, height: size.height, highDensity: Files.highDensityDisplayURL(image))
   }
 }
