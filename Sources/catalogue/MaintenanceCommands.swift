@@ -71,8 +71,8 @@ extension Commands {
       "check", summary: "verify the whole library, and repair what can be repaired",
       details: """
         Verifies the database and its search index, every record, every original (its size, its SHA-256 \
-        against its name, that it decodes, that the record's facts match) and every thumbnail, and that \
-        the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong.
+        against its name, that it decodes, that the record's facts match) and every thumbnail (1× and the \
+        2× one for high-density screens), and that the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong.
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
         lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
         touches an original a record refers to. What it cannot repair it names, with what to do. \
