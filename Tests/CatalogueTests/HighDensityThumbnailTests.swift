@@ -87,7 +87,7 @@ struct HighDensityThumbnailTests {
     let missing = try #require(report.findings.first { $0.kind == .missingThumbnail })
     #expect(missing.problem == "the 2× thumbnail is missing")
     let stale = try #require(report.findings.first { $0.kind == .staleThumbnail })
-    #expect(stale.problem == "the 2× thumbnail is 256×192 JPEG; the spec 512-fit-q85 gives 120×80")
+    #expect(stale.problem == "the 2× thumbnail is 256×192 JPEG; the spec 256-fit-q85 at 2× gives 120×80")
     let repair = try library.repair(report)
     #expect(repair.actions.count == 2 && repair.unrepaired.isEmpty)
     #expect(try size(library, large.highDensityThumbnail) == (512, 384, .jpeg))
@@ -123,6 +123,9 @@ struct HighDensityThumbnailTests {
     try library.files.write(try library.files.read(review.images[0].image.thumbnail), to: path)
     let report = try library.check()
     #expect(report.findings.map(\.kind) == [.staleRendition] && report.findings[0].target == path)
+    #expect(
+      report.findings.first?.problem
+        == "the 2× display rendition is 256×192 JPEG; the spec 1600-fit-q85-progressive at 2× gives 1600×1200")
     _ = try library.repair(report)
     #expect(library.files.size(of: path) == nil)
     #expect(try library.check().isHealthy)

@@ -405,6 +405,7 @@ extension Library {
     var bytesRead = 0
     for (path, spec) in displayRenditions(of: record.sha256) {
       guard let size = store.size(of: path) else { continue }
+      let (what, scale) = spec == displaySpec ? ("the display rendition", "") : ("the 2× display rendition", " at 2×")
       func finding(_ kind: Finding.Kind, _ problem: String) {
         findings.append(
           Finding(
@@ -423,11 +424,11 @@ extension Library {
         {
           finding(
             .staleRendition,
-            "the display rendition is \(header.width)×\(header.height) \(header.format.name); "
-              + "the spec \(spec.name) gives \(expected.width)×\(expected.height)")
+            "\(what) is \(header.width)×\(header.height) \(header.format.name); "
+              + "the spec \(displaySpec.name)\(scale) gives \(expected.width)×\(expected.height)")
         }
       } catch {
-        finding(.renditionUndecodable, "the display rendition does not decode: \(error)")
+        finding(.renditionUndecodable, "\(what) does not decode: \(error)")
       }
     }
     return (findings, bytesRead)
@@ -444,10 +445,11 @@ extension Library {
     var findings: [Finding] = []
     var bytesRead = 0
     let thumbnails = [
-      (record.thumbnailPath(spec: spec), "the thumbnail", spec, (record.thumbnailWidth, record.thumbnailHeight)),
-      (record.highDensityThumbnailPath(spec: spec), "the 2× thumbnail", spec.highDensity, nil),
+      (record.thumbnailPath(spec: spec), "the thumbnail", false, (record.thumbnailWidth, record.thumbnailHeight)),
+      (record.highDensityThumbnailPath(spec: spec), "the 2× thumbnail", true, nil),
     ]
-    for (thumbnail, what, made, recorded) in thumbnails {
+    for (thumbnail, what, highDensity, recorded) in thumbnails {
+      let made = highDensity ? spec.highDensity : spec
       func finding(_ kind: Finding.Kind, _ problem: String) {
         findings.append(
           Finding(
@@ -471,7 +473,8 @@ extension Library {
         {
           finding(
             .staleThumbnail,
-            "\(what) is \(header.width)×\(header.height) \(header.format.name); the spec \(made.name) gives \(expected.width)×\(expected.height)"
+            "\(what) is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name)"
+              + (highDensity ? " at 2×" : "") + " gives \(expected.width)×\(expected.height)"
           )
         }
       } catch {
