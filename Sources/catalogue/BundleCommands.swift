@@ -25,7 +25,7 @@ extension Commands {
       details: """
         Writes one bundle folder per review in DIR (made if missing), named by the title and the start of \
         the id (arrival-3f2a91/): review.json (the record), images/ (each original byte-for-byte and its \
-        thumbnail), index.html (the review as a reader sees it, working offline) and SHA256SUMS (check it \
+        1× thumbnail; the importing library makes the 2× one), index.html (the review as a reader sees it, working offline) and SHA256SUMS (check it \
         with `sha256sum -c SHA256SUMS` in the folder). --all exports every review and writes DIR/index.html, \
         a page listing them all by category, which a web server can serve as it is.
         --archive writes each bundle as one .tar holding its folder (arrival-3f2a91.tar) instead; with --all, one DIR/catalogue.tar \

@@ -73,8 +73,9 @@ extension Commands {
       "check", summary: "verify the whole library, and repair what can be repaired",
       details: """
         Verifies the database and its search index, every record, every original (its size, its SHA-256 \
-        against its name, that it decodes, that the record's facts match) and every thumbnail, and that \
-        the library folder holds nothing else. Exit status 0 when healthy, 1 when anything is wrong. \
+        against its name, that it decodes, that the record's facts match) and every thumbnail (1× and the \
+        2× one for high-density screens), and that the library folder holds nothing else. Exit status 0 \
+        when healthy, 1 when anything is wrong. \
         Hints (lines starting "hint:"; `hints` in --json) are not problems: a cover without a description, \
         which `catalogue describe REVIEW IMAGE --alt TEXT` adds; they leave the status 0.
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
@@ -214,9 +215,10 @@ extension Commands {
     spec: CommandSpec(
       "thumbnails", summary: "remake every thumbnail, optionally to a new size",
       details: """
-        --rebuild makes every thumbnail again from its original (in parallel, each written safely), with \
-        the size and shape given, which become the library's thumbnail spec. Without them the current spec \
-        is kept. The previous thumbnails are deleted once the new ones are in place.
+        --rebuild makes every picture's thumbnails again from its original (in parallel, each written \
+        safely), with the size and shape given, which become the library's thumbnail spec: one at that size, \
+        and one at twice it for high-density screens (never larger than the original). Without them the \
+        current spec is kept. The previous thumbnails, both sizes, are deleted once the new ones are in place.
         """,
       options: [
         .init("rebuild", help: "remake the thumbnails (required)"),
@@ -260,7 +262,8 @@ extension Commands {
             failures: report.failures.map(FindingJSON.init))))
     } else {
       Terminal.print(
-        "Made \(count(report.rebuilt, "thumbnail")) to \(report.spec.name); removed \(count(report.removed, "old thumbnail"))."
+        "Made the 1× and 2× thumbnails of \(count(report.rebuilt, "picture")) to \(report.spec.name); "
+          + "removed \(count(report.removed, "old thumbnail"))."
       )
     }
     return report.failures.isEmpty ? 0 : 1

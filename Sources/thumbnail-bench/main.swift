@@ -2,7 +2,10 @@
 // vipsthumbnail. Plain Glibc file I/O and Dispatch, so that peak memory is the pipeline's.
 //
 //   thumbnail-bench [--jobs N] [--size 256] [--quality 85] [--square] [--progressive]
-//                   [--lossless] [--chroma 444|420|auto] --out DIR FILE...
+//                   [--lossless] [--chroma 444|420|auto] [--pair] --out DIR FILE...
+//
+// --pair makes what an import makes: the thumbnail and its 2× twin from one decode, the 2×
+// one written as NAME@2x.EXT beside the other.
 
 import Dispatch
 import ImagePipeline
@@ -70,6 +73,7 @@ var spec = ThumbnailSpec.default
 var outputFolder: String?
 var lossless = false  // PNG thumbnails: scores the resampling alone, without JPEG's loss
 var chroma: Bool? = nil  // --chroma 444 or 420 overrides the pipeline's choice, to measure both
+var pair = false  // --pair: the 1× and 2× thumbnails, as a library makes them
 var files: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -88,6 +92,7 @@ while let argument = arguments.popFirst() {
   case "--square": spec.mode = .square
   case "--progressive": spec.progressive = true
   case "--lossless": lossless = true
+  case "--pair": pair = true
   case "--chroma":
     switch value() {
     case "444": chroma = true
@@ -120,6 +125,7 @@ let allFiles = files
 let thumbnailSpec = spec
 let losslessOutput = lossless
 let fullChroma = chroma
+let makesPair = pair
 let start = monotonicSeconds()
 let group = DispatchGroup()
 for _ in 0..<jobs {
@@ -133,7 +139,12 @@ for _ in 0..<jobs {
         let header: ImageHeader
         let encoded: [UInt8]
         let format: ImageFormat
-        if losslessOutput {
+        var highDensity: [UInt8]?
+        if makesPair {
+          let made = try ImagePipeline.thumbnails(bytes, spec: thumbnailSpec)
+          (header, encoded, format) = (made.header, made.thumbnail.bytes, made.thumbnail.format)
+          highDensity = made.highDensity.bytes
+        } else if losslessOutput {
           let image = try ImagePipeline.thumbnailPixels(bytes, spec: thumbnailSpec)
           (header, encoded, format) = (image.header, try ImagePipeline.encodePNG(image.pixels), .png)
         } else if let fullChroma {
@@ -150,6 +161,10 @@ for _ in 0..<jobs {
         let stem = name.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
         let target = "\(outputFolder)/\(stem.isEmpty ? name : stem).\(format.fileExtension)"
         if let error = writeFile(target, encoded) { throw error }
+        if let highDensity {
+          let twin = "\(outputFolder)/\(stem.isEmpty ? name : stem)@2x.\(format.fileExtension)"
+          if let error = writeFile(twin, highDensity) { throw error }
+        }
         return (header.width * header.height, target)
       }
       totals.withLock { totals in

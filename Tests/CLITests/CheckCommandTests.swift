@@ -11,7 +11,7 @@ struct CheckCommandTests {
     try FileManager.default.copyItem(atPath: sample, toPath: cli.library)
     let check = try cli("check")
     #expect(check.status == 0, "\(check.output)\(check.error)")
-    #expect(check.output.hasSuffix("9 images verified in 7 reviews (1020 KB read): no problems.\n"), "\(check.output)")
+    #expect(check.output.hasSuffix("9 images verified in 7 reviews (1.3 MB read): no problems.\n"), "\(check.output)")
     let list = try cli("list", "--json")
     let json = try cli.json(list)
     #expect(json["total"] as? Int == 7)
@@ -95,7 +95,8 @@ struct CheckCommandTests {
     try #require(try cli("attach", id, Fixture.image("large-1600x1200.jpg")).status == 0)
     let rebuilt = try cli("thumbnails", "--rebuild", "--size", "100", "--square")
     #expect(rebuilt.status == 0)
-    #expect(rebuilt.output == "Made 1 thumbnail to 100-square-q85; removed 1 old thumbnail.\n")
+    #expect(
+      rebuilt.output == "Made the 1× and 2× thumbnails of 1 picture to 100-square-q85; removed 2 old thumbnails.\n")
     let image = try #require((try cli.json(try cli("show", id, "--json"))["images"] as? [[String: Any]])?.first)
     #expect((image["thumbnail"] as? String)?.hasSuffix("-100-square-q85.jpg") == true)
     #expect(try cli("check").status == 0)

@@ -130,7 +130,10 @@ struct CheckTests {
       [.text(sha), .integer(Int64(bytes.count))])
     let path = LibraryLayout.original(sha256: sha, fileExtension: "jpg")
     let thumbnail = LibraryLayout.thumbnail(sha256: sha, spec: "256-fit-q85", fileExtension: "jpg")
-    try breakAndRepair([(.originalUndecodable, path), (.missingThumbnail, thumbnail)], repaired: false, test)
+    let highDensity = LibraryLayout.highDensityThumbnail(sha256: sha, spec: "256-fit-q85", fileExtension: "jpg")
+    try breakAndRepair(
+      [(.originalUndecodable, path), (.missingThumbnail, thumbnail), (.missingThumbnail, highDensity)], repaired: false,
+      test)
   }
 
   @Test func aDeletedThumbnail() throws {
@@ -223,9 +226,14 @@ struct CheckTests {
     let (test, reviews) = try Self.healthy()
     let sha = reviews[1].images[1].image.sha256
     try test.library.database.run("UPDATE images SET width = 999 WHERE sha256 = ?", [.text(sha)])
-    // The thumbnail's expected size follows the (wrong) record too.
-    let thumbnail = reviews[1].images[1].image.thumbnail
-    try breakAndRepair([(.originalFactsMismatch, sha), (.staleThumbnail, thumbnail)], repaired: true, test)
+    // The thumbnails' expected sizes follow the (wrong) record too.
+    let image = reviews[1].images[1].image
+    try breakAndRepair(
+      [
+        (.originalFactsMismatch, sha), (.staleThumbnail, image.thumbnail),
+        (.staleThumbnail, image.highDensityThumbnail),
+      ],
+      repaired: true, test)
     #expect(try test.library.review(reviews[1].id).images[1].image.width == 120)
   }
 
@@ -248,13 +256,20 @@ struct CheckTests {
     let (test, reviews) = try Self.healthy()
     let old = try test.library.files.files(under: LibraryLayout.thumbnails)
     let report = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 64, mode: .square))
-    #expect(report.rebuilt == 3 && report.failures.isEmpty && report.removed == 3)
+    // Three pictures, each with a 1× and a 2× thumbnail of the old spec and of the new.
+    #expect(old.count == 6)
+    #expect(report.rebuilt == 3 && report.failures.isEmpty && report.removed == 6)
     #expect(test.library.thumbnailSpec.name == "64-square-q85")
     let now = try test.library.files.files(under: LibraryLayout.thumbnails)
-    #expect(now.count == 3 && Set(now).isDisjoint(with: old))
+    #expect(now.count == 6 && Set(now).isDisjoint(with: old))
     for image in try test.library.review(reviews[0].id).images {
       let header = try ImagePipeline.readHeader(try test.library.files.read(image.image.thumbnail))
       #expect(header.width == 64 && header.height == 64)
+      #expect(image.image.highDensityThumbnail.hasSuffix("-64-square-q85@2x." + header.format.fileExtension))
+      let twice = try ImagePipeline.readHeader(try test.library.files.read(image.image.highDensityThumbnail))
+      // The centre square at twice the side, never larger than the picture's shorter edge.
+      let side = min(image.image.width, image.image.height, 128)
+      #expect(twice.width == side && twice.height == side && twice.format == header.format)
     }
     #expect(try test.library.check().isHealthy)
     // The spec persists.
@@ -269,7 +284,8 @@ struct CheckTests {
     _ = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 72))
     _ = try importer.attach(files: [Fixture.image("baseline.jpg")], to: reviews[0].id)
     let thumbnails = try test.library.files.files(under: LibraryLayout.thumbnails)
-    #expect(thumbnails.count == 4 && thumbnails.allSatisfy { $0.contains("-72-fit-") }, "\(thumbnails)")
+    #expect(thumbnails.count == 8 && thumbnails.allSatisfy { $0.contains("-72-fit-") }, "\(thumbnails)")
+    #expect(thumbnails.filter { $0.contains("-72-fit-q85@2x.") }.count == 4, "\(thumbnails)")
     #expect(try test.library.check().isHealthy)
   }
 
@@ -277,8 +293,9 @@ struct CheckTests {
     let (test, _) = try Self.healthy()
     try test.library.setThumbnailSpec(ThumbnailSpec(longestEdge: 128))
     let report = try test.library.check()
-    #expect(report.findings.filter { $0.kind == .missingThumbnail }.count == 3)
-    #expect(report.findings.filter { $0.kind == .unreferencedFile }.count == 3)
+    // 1× and 2× of each of the three pictures.
+    #expect(report.findings.filter { $0.kind == .missingThumbnail }.count == 6)
+    #expect(report.findings.filter { $0.kind == .unreferencedFile }.count == 6)
     _ = try test.library.repair(report)
     #expect(try test.library.check().isHealthy)
   }

@@ -112,7 +112,9 @@ struct PageJSONTests {
     let image = StoredImage(
       sha256: String(repeating: "ab", count: 32), format: .jpeg, width: 10, height: 20, orientation: .up,
       bytes: 100, thumbnailFormat: .jpeg, thumbnailWidth: 5, thumbnailHeight: 10, imported: Date(),
-      colorSpace: nil, original: "originals/ab/\(text(1)).jpg", thumbnail: "thumbnails/ab/\(text(2)).jpg")
+      colorSpace: nil, original: "originals/ab/\(text(1)).jpg", thumbnail: "thumbnails/ab/\(text(2)).jpg",
+      highDensityThumbnail: "thumbnails/ab/\(text(2))@2x.jpg", highDensityThumbnailWidth: 10,
+      highDensityThumbnailHeight: 20)
     let summary = ReviewSummary(
       id: String(format: "%016x", index), title: text(0), rating: index % 6,
       category: Category(rawValue: index % 2 == 0 ? "movie" : "café au lait")!, favorite: index % 3 == 0,

@@ -191,7 +191,8 @@ struct RenditionTests {
     let expected = "thumbnails/\(sha256.prefix(2))/\(sha256)-1600-fit-q85-progressive.jpg"
     #expect(results.values == Array(repeating: expected, count: 4))
     #expect(try test.library.check().isHealthy)
-    #expect(try test.library.files.files(under: "thumbnails").count == 2)
+    // The thumbnail at 1× and 2×, and the one rendition asked for.
+    #expect(try test.library.files.files(under: "thumbnails").count == 3)
   }
 
   @Test func aMissingThumbnailIsMadeAgainOnRequest() throws {
@@ -264,10 +265,13 @@ struct RenditionCheckTests {
 
   @Test func aThumbnailRebuildLeavesRenditionsAlone() throws {
     let (test, review) = try libraryWithPictures(["baseline.jpg", "rgba-8.png"])
-    let paths = try review.images.map { try test.library.displayRendition(of: $0.image.sha256) }
+    let paths = try review.images.flatMap { item in
+      try [false, true].map { try test.library.displayRendition(of: item.image.sha256, highDensity: $0) }
+    }
     let inodes = try paths.map { try inode(test.library, $0) }
     let rebuilt = try test.library.rebuildThumbnails(spec: ThumbnailSpec(longestEdge: 128, mode: .square))
-    #expect(rebuilt.rebuilt == 2 && rebuilt.removed == 2)
+    // The old spec's 1× and 2× thumbnails of both pictures; no rendition.
+    #expect(rebuilt.rebuilt == 2 && rebuilt.removed == 4)
     #expect(try paths.map { try inode(test.library, $0) } == inodes)
     #expect(try test.library.check().isHealthy)
     _ = try test.library.removeUnreferencedFiles()

@@ -142,7 +142,7 @@ struct PictureRouteTests {
       Issue.record("the rendition is not served from its file")
       return
     }
-    let stored = try #require(Files.existingDisplay(image.sha256, root: site.libraryPath + "/"))
+    let stored = try #require(Files.existingDisplay(image.sha256, highDensity: false, root: site.libraryPath + "/"))
     let bytes = try Fixture.bytes(site.libraryPath + "/" + stored)
     #expect(bytes.count == file.size)
     let decoded = try bytes.withUnsafeBytes { (raw) throws(ImageError) in try ImagePipeline.decode(raw) }

@@ -51,10 +51,13 @@ public enum HTML {
     /// The name a download of the original is given (`download="…"`), or `nil` for the
     /// browser's own.
     public var downloadName: String?
+    /// The same picture at twice the density, offered to high-density screens in `srcset`
+    /// (shown at `width` × `height` all the same); `nil` when there is none sharper.
+    public var highDensity: String?
 
     public init(
       original: String, format: ImageFormat, shown: String, width: Int, height: Int, text: PictureText = PictureText(),
-      downloadName: String? = nil
+      downloadName: String? = nil, highDensity: String? = nil
     ) {
       self.original = original
       self.format = format
@@ -63,6 +66,14 @@ public enum HTML {
       self.height = height
       self.text = text
       self.downloadName = downloadName
+      self.highDensity = highDensity
+    }
+
+    /// `src` (and `srcset` when there is a 2× picture) and the size, as an `<img>`'s attributes.
+    public var sourceAttributes: String {
+      let source = escape(shown)
+      let set = highDensity.map { #" srcset="\#(source) 1x, \#(escape($0)) 2x""# } ?? ""
+      return #"src="\#(source)"\#(set) width="\#(width)" height="\#(height)""#
     }
   }
 
@@ -220,8 +231,8 @@ public enum HTML {
       // tab order (a link with only a decorative picture in it would have no name), as the
       // empty frame of a review without pictures is.
       lines.append(
-        #"<a href="\#(page)" aria-hidden="true" tabindex="-1"><img src="\#(escape(cover.shown))" "#
-          + #"width="\#(cover.width)" height="\#(cover.height)" alt="\#(escape(cover.text.alt ?? ""))""#
+        #"<a href="\#(page)" aria-hidden="true" tabindex="-1"><img \#(cover.sourceAttributes) "#
+          + #"alt="\#(escape(cover.text.alt ?? ""))""#
           + #"\#(lazy ? #" loading="lazy""# : "")></a>"#)
     } else {
       lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
@@ -341,8 +352,7 @@ public enum HTML {
       ? #"<a href="\#(escape(picture.original))">"#
       : #"<a href="\#(escape(picture.original))" \#(download) "#
         + #"title="Download the original (\#(escape(picture.format.name)))">"#
-    return link + #"<img src="\#(escape(picture.shown))" "#
-      + #"width="\#(picture.width)" height="\#(picture.height)" alt="\#(alt)""#
+    return link + #"<img \#(picture.sourceAttributes) alt="\#(alt)""#
       + (lazy ? #" loading="lazy"></a>"# : "></a>")
   }
 

@@ -18,6 +18,12 @@ struct ImageRecord: Sendable {
     LibraryLayout.thumbnail(sha256: row.sha256, spec: spec.name, fileExtension: Self.fileExtension(row.thumbnailFormat))
   }
 
+  /// The 2× thumbnail's path: named after `spec`, in the recorded thumbnail format.
+  func highDensityThumbnailPath(spec: ThumbnailSpec) -> String {
+    LibraryLayout.highDensityThumbnail(
+      sha256: row.sha256, spec: spec.name, fileExtension: Self.fileExtension(row.thumbnailFormat))
+  }
+
   /// A recorded format's file extension; a record that names no known format (which check
   /// reports) is looked for as a JPEG.
   private static func fileExtension(_ format: String) -> String {
@@ -36,7 +42,8 @@ struct ImageVerdict: Sendable {
 extension Library {
   /// Verifies everything the library promises: the database and its search index, every
   /// record, every original (size, SHA-256 against its name, decoding, recorded facts) and
-  /// thumbnail (decoding, size for the current spec), and that the folder holds nothing else.
+  /// thumbnail, 1× and 2× (decoding, size for the current spec), and that the folder holds
+  /// nothing else.
   ///
   /// Originals are read once each, hashed and decoded from the same bytes, on `jobs` threads
   /// (all cores when `nil`); a JPEG is decoded at 1/8 scale, which still reads and checks all
@@ -421,17 +428,18 @@ extension Library {
     return verdict
   }
 
-  /// Verifies a record's display rendition, if one was made (it is optional): it decodes, and
-  /// has the size and kind the display spec gives. A bad one is repaired by deleting it: it
-  /// is made again when a page asks for it.
+  /// Verifies a record's display renditions, 1× and 2×, those that were made (they are
+  /// optional): each decodes, and has the size and kind its spec gives. A bad one is repaired
+  /// by deleting it: it is made again when a page asks for it.
   static func verifyRenditions(_ record: ImageRecord, options: DecodeOptions, quick: Bool, store: any FileStore)
     -> (findings: [Finding], bytesRead: Int)
   {
     guard !quick else { return ([], 0) }
     var findings: [Finding] = []
     var bytesRead = 0
-    for path in displayRenditionPaths(of: record.sha256) {
+    for (path, spec) in displayRenditions(of: record.sha256) {
       guard let size = store.size(of: path) else { continue }
+      let (what, scale) = spec == displaySpec ? ("the display rendition", "") : ("the 2× display rendition", " at 2×")
       func finding(_ kind: Finding.Kind, _ problem: String) {
         findings.append(
           Finding(
@@ -444,61 +452,70 @@ extension Library {
         bytesRead += size
         let header = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options, convertingToSRGB: false)
           .header
-        let expected = displaySpec.size(forUprightWidth: record.width, height: record.height)
+        let expected = spec.size(forUprightWidth: record.width, height: record.height)
         if header.width != expected.width || header.height != expected.height
           || !path.hasSuffix("." + header.format.fileExtension)
         {
           finding(
             .staleRendition,
-            "the display rendition is \(header.width)×\(header.height) \(header.format.name); "
-              + "the spec \(displaySpec.name) gives \(expected.width)×\(expected.height)")
+            "\(what) is \(header.width)×\(header.height) \(header.format.name); "
+              + "the spec \(displaySpec.name)\(scale) gives \(expected.width)×\(expected.height)")
         }
       } catch {
-        finding(.renditionUndecodable, "the display rendition does not decode: \(error)")
+        finding(.renditionUndecodable, "\(what) does not decode: \(error)")
       }
     }
     return (findings, bytesRead)
   }
 
-  /// Verifies a record's thumbnail for `spec`: there, decodable, of the size the spec gives.
-  /// `originalOK` says whether it could be made again (and so whether findings are repairable).
+  /// Verifies a record's thumbnails for `spec`, 1× and 2×: each there, decodable, of the size
+  /// and format the spec and the record give. `originalOK` says whether they could be made
+  /// again (and so whether findings are repairable).
   static func verifyThumbnail(
     _ record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, quick: Bool, store: any FileStore,
     originalOK: Bool
   ) -> (findings: [Finding], bytesRead: Int) {
-    let thumbnail = record.thumbnailPath(spec: spec)
     let regenerate = originalOK ? "repair makes it again from the original" : "restore the original first"
-    func finding(_ kind: Finding.Kind, _ problem: String) -> [Finding] {
-      [
-        Finding(
-          kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK,
-          reviews: record.reviews)
-      ]
-    }
-    guard let size = store.size(of: thumbnail) else {
-      return (finding(.missingThumbnail, "the thumbnail is missing"), 0)
-    }
-    guard !quick else { return ([], 0) }
-    do {
-      let bytes = try store.read(thumbnail)
-      let header = try ImagePipeline.decode(bytes, options: options, convertingToSRGB: false).header
-      let expected = spec.size(forUprightWidth: record.width, height: record.height)
-      if header.width != expected.width || header.height != expected.height
-        || header.format.rawValue != record.thumbnailFormat
-        || header.width != record.thumbnailWidth || header.height != record.thumbnailHeight
-      {
-        return (
+    var findings: [Finding] = []
+    var bytesRead = 0
+    let thumbnails = [
+      (record.thumbnailPath(spec: spec), "the thumbnail", false, (record.thumbnailWidth, record.thumbnailHeight)),
+      (record.highDensityThumbnailPath(spec: spec), "the 2× thumbnail", true, nil),
+    ]
+    for (thumbnail, what, highDensity, recorded) in thumbnails {
+      let made = highDensity ? spec.highDensity : spec
+      func finding(_ kind: Finding.Kind, _ problem: String) {
+        findings.append(
+          Finding(
+            kind: kind, target: thumbnail, problem: problem, remedy: regenerate, repairable: originalOK,
+            reviews: record.reviews))
+      }
+      guard let size = store.size(of: thumbnail) else {
+        finding(.missingThumbnail, "\(what) is missing")
+        continue
+      }
+      guard !quick else { continue }
+      bytesRead += size
+      do {
+        let bytes = try store.read(thumbnail)
+        let header = try ImagePipeline.decode(bytes, options: options, convertingToSRGB: false).header
+        let expected = made.size(forUprightWidth: record.width, height: record.height)
+        let recorded = recorded ?? expected
+        if header.width != expected.width || header.height != expected.height
+          || header.format.rawValue != record.thumbnailFormat
+          || header.width != recorded.0 || header.height != recorded.1
+        {
           finding(
             .staleThumbnail,
-            "the thumbnail is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name) gives \(expected.width)×\(expected.height)"
-          ),
-          size
-        )
+            "\(what) is \(header.width)×\(header.height) \(header.format.name); the spec \(spec.name)"
+              + (highDensity ? " at 2×" : "") + " gives \(expected.width)×\(expected.height)"
+          )
+        }
+      } catch {
+        finding(.thumbnailUndecodable, "\(what) does not decode: \(error)")
       }
-      return ([], size)
-    } catch {
-      return (finding(.thumbnailUndecodable, "the thumbnail does not decode: \(error)"), size)
     }
+    return (findings, bytesRead)
   }
 
   /// Files that do not belong: unreferenced, temporary, or unknown. Without
@@ -565,8 +582,8 @@ extension Library {
     LibraryLayout.thumbnails, LibraryLayout.lostAndFound,
   ]
 
-  /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>` or
-  /// `thumbnails/ab/<sha>-<spec>.<ext>`.
+  /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>`, or
+  /// `thumbnails/ab/<sha>-<spec>.<ext>` and its 2× twin `thumbnails/ab/<sha>-<spec>@2x.<ext>`.
   static func isStoreName(_ path: String) -> Bool {
     let parts = path.split(separator: "/")
     guard parts.count == 3, parts[1].count == 2 else { return false }
@@ -578,8 +595,9 @@ extension Library {
       return ImageFormat.allCases.contains { $0.isSupported && rest == "." + $0.fileExtension }
     case Substring(LibraryLayout.thumbnails):
       guard rest.first == "-", let dot = rest.lastIndex(of: ".") else { return false }
-      return ThumbnailSpec(name: String(rest[rest.index(after: rest.startIndex)..<dot])) != nil
-        && [".jpg", ".png"].contains(rest[dot...])
+      var spec = rest[rest.index(after: rest.startIndex)..<dot]
+      if spec.hasSuffix(LibraryLayout.highDensityMark) { spec = spec.dropLast(LibraryLayout.highDensityMark.count) }
+      return ThumbnailSpec(name: String(spec)) != nil && [".jpg", ".png"].contains(rest[dot...])
     default: return false
     }
   }

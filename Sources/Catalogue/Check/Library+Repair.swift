@@ -218,22 +218,28 @@ extension Library {
           + (recolour ? "; made its thumbnail again in colour" : ""))
     }
 
-    // Thumbnails, made again from their originals.
+    // Thumbnails, made again from their originals: a picture's 1× and 2× together.
     let thumbnailKinds: [Finding.Kind] = [.missingThumbnail, .thumbnailUndecodable, .staleThumbnail]
     let spec = thumbnailSpec
     let byThumbnail = Dictionary(
-      records.map { ($0.thumbnailPath(spec: spec), $0) }, uniquingKeysWith: { first, _ in first })
+      records.flatMap { [($0.thumbnailPath(spec: spec), $0), ($0.highDensityThumbnailPath(spec: spec), $0)] },
+      uniquingKeysWith: { first, _ in first })
+    var remade: Set<String> = []
     for finding in thumbnailKinds.flatMap({ byKind[$0] ?? [] }) where finding.repairable {
       guard let record = byThumbnail[finding.target] else { continue }
-      // Still wrong? Only the thumbnail is looked at again: the remake checks the original.
+      if remade.contains(record.sha256) {
+        did(finding, "made \(finding.target) again from the original")
+        continue
+      }
+      // Still wrong? Only the thumbnails are looked at again: the remake checks the original.
       let now = Self.verifyThumbnail(
         record, spec: spec, options: decodeOptions, quick: false, store: files, originalOK: true)
-      guard !now.findings.isEmpty else { continue }
+      guard now.findings.contains(where: { $0.target == finding.target }) else { continue }
       do throws(CatalogueError) {
         if dryRun {
           _ = try verifiedHeader(of: record)
         } else {
-          try remakeThumbnail(record)
+          try remakeThumbnail(record, replacing: Set(now.findings.map(\.target)))
         }
       } catch {
         // A failed write (a full disk) stops the repair; an original that went bad since the
@@ -242,6 +248,7 @@ extension Library {
         result.unrepaired.append(finding)
         continue
       }
+      remade.insert(record.sha256)
       did(finding, "made \(finding.target) again from the original")
     }
 
@@ -319,16 +326,22 @@ extension Library {
     }
   }
 
-  /// Makes a record's thumbnail again from its verified original and records what it made.
-  func remakeThumbnail(_ record: ImageRecord) throws(CatalogueError) {
+  /// Makes a record's thumbnails (1× and 2×) again from its verified original and records
+  /// what it made. With `replacing`, only those of its paths are written, and a healthy
+  /// thumbnail keeps its bytes (a browser may hold it under its name already) and its record,
+  /// unless the new ones come in another format: then both are written.
+  func remakeThumbnail(_ record: ImageRecord, replacing: Set<String>? = nil) throws(CatalogueError) {
     let spec = thumbnailSpec
-    let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: decodeOptions, store: files)
-    try files.write(thumbnail.bytes, to: path)
+    let made = try Self.makeThumbnails(of: record, spec: spec, options: decodeOptions, store: files)
+    let sameNames = made.path == record.thumbnailPath(spec: spec)
+    let writes = made.files.filter { replacing?.contains($0.path) ?? true || !sameNames }
+    for file in writes { try files.write(file.bytes, to: file.path) }
+    guard writes.contains(where: { $0.path == made.path }) else { return }
     try write { () throws(CatalogueError) in
-      // A rebuild that switched the spec meanwhile made and recorded this picture's thumbnail
-      // for its own: this one, of the old spec, is left for the rebuild's cleanup.
+      // A rebuild that switched the spec meanwhile made and recorded this picture's thumbnails
+      // for its own: these, of the old spec, are left for the rebuild's cleanup.
       guard thumbnailSpec == spec else { return }
-      try recordThumbnail(thumbnail, of: record.sha256)
+      try recordThumbnail(made.thumbnail, of: record.sha256)
     }
   }
 }

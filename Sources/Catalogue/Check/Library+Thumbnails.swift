@@ -5,19 +5,20 @@ import Synchronization
 /// What a thumbnail rebuild did.
 public struct RebuildReport: Sendable, Equatable {
   public var spec: ThumbnailSpec
+  /// Pictures whose thumbnails (1× and 2×) were made.
   public var rebuilt: Int
   /// Pictures whose original could not be used; their thumbnails were left as they were.
   public var failures: [Finding]
-  /// Thumbnails of the previous spec, deleted once the new ones were in place.
+  /// Thumbnails of the previous spec (1× and 2× files), deleted once the new ones were in place.
   public var removed: Int
 }
 
 extension Library {
   /// Makes the library's thumbnails to `spec` (and makes it the library's spec): every
-  /// thumbnail is made again from its original, in parallel on `jobs` threads, each written by
-  /// the durable write path; then one transaction switches the spec and records the new
-  /// thumbnails, and only then are the old spec's thumbnails deleted. An interruption leaves
-  /// the old spec in force, with the new thumbnails as unreferenced files.
+  /// picture's thumbnails (1× and 2×) are made again from its original, in parallel on `jobs`
+  /// threads, each written by the durable write path; then one transaction switches the spec
+  /// and records the new thumbnails, and only then are the old spec's thumbnails deleted. An
+  /// interruption leaves the old spec in force, with the new thumbnails as unreferenced files.
   public func rebuildThumbnails(
     spec: ThumbnailSpec, jobs: Int? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> RebuildReport {
@@ -39,25 +40,53 @@ extension Library {
     return RebuildReport(spec: spec, rebuilt: outcomes.count - failures.count, failures: failures, removed: removed)
   }
 
-  /// The one path that makes a thumbnail again: reads the record's original, checks that it
-  /// still hashes to its name, decodes it with `options` and encodes the thumbnail for `spec`,
-  /// returned with the path it belongs at. The caller writes it: a repair by the durable write
-  /// protocol, a rebuild staged and published as one group. Touches no record and no file;
-  /// safe on many threads at once.
-  static func makeThumbnail(of record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, store: any FileStore)
-    throws(CatalogueError) -> (thumbnail: Thumbnail, path: String)
+  /// The one path that makes a picture's thumbnails again: reads the record's original,
+  /// checks that it still hashes to its name, decodes it once with `options` and encodes the
+  /// thumbnails of `spec` at 1× and 2×, returned with the paths they belong at. The caller
+  /// writes them: a repair by the durable write protocol, a rebuild staged and published as one
+  /// group. Touches no record and no file; safe on many threads at once.
+  static func makeThumbnails(of record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, store: any FileStore)
+    throws(CatalogueError) -> MadeThumbnails
+  {
+    let bytes = try verifiedOriginal(of: record, store: store)
+    let prepared = try PreparedImage.make(
+      bytes: bytes, sha256: record.sha256, source: record.originalPath, spec: spec, options: options)
+    let (thumbnail, highDensity) = (prepared.processed.thumbnail, prepared.processed.highDensity)
+    return MadeThumbnails(
+      thumbnail: thumbnail,
+      path: LibraryLayout.thumbnail(
+        sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension),
+      highDensity: highDensity,
+      highDensityPath: LibraryLayout.highDensityThumbnail(
+        sha256: record.sha256, spec: spec.name, fileExtension: highDensity.format.fileExtension))
+  }
+
+  /// A display rendition made again from the record's verified original: the one picture
+  /// `spec` describes, at the path `path` gives for its format. As ``makeThumbnails(of:spec:options:store:)``,
+  /// it touches nothing.
+  static func makeRendition(
+    of record: ImageRecord, spec: ThumbnailSpec, options: DecodeOptions, store: any FileStore,
+    path: (ImageFormat) -> String
+  ) throws(CatalogueError) -> (thumbnail: Thumbnail, path: String) {
+    let bytes = try verifiedOriginal(of: record, store: store)
+    let thumbnail: Thumbnail
+    do {
+      thumbnail = try ImagePipeline.thumbnail(bytes, spec: spec, options: options).thumbnail
+    } catch {
+      throw .imageRejected(file: record.originalPath, reason: error)
+    }
+    return (thumbnail, path(thumbnail.format))
+  }
+
+  /// The record's original, read whole and checked against its name.
+  private static func verifiedOriginal(of record: ImageRecord, store: any FileStore) throws(CatalogueError)
+    -> [UInt8]
   {
     let bytes = try store.read(record.originalPath)
-    let sha256 = SHA256.hex(bytes)
-    guard sha256 == record.sha256 else {
+    guard SHA256.hex(bytes) == record.sha256 else {
       throw .originalChanged(path: record.originalPath)
     }
-    let prepared = try PreparedImage.make(
-      bytes: bytes, sha256: sha256, source: record.originalPath, spec: spec, options: options)
-    let thumbnail = prepared.processed.thumbnail
-    let path = LibraryLayout.thumbnail(
-      sha256: record.sha256, spec: spec.name, fileExtension: thumbnail.format.fileExtension)
-    return (thumbnail, path)
+    return bytes
   }
 
   /// Records the format and size of the thumbnail made for the picture `sha256` (inside the
@@ -82,10 +111,13 @@ extension Library {
       let record = records[index]
       defer { progress?(ImportProgress(done: done.add(1, ordering: .relaxed).newValue, total: records.count)) }
       if Interruption.signal != nil { return .skipped }
+      var staged: [StagedFile] = []
       do throws(CatalogueError) {
-        let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
-        return .made(thumbnail, try store.stage(thumbnail.bytes, for: path))
+        let made = try Self.makeThumbnails(of: record, spec: spec, options: options, store: store)
+        for file in made.files { staged.append(try store.stage(file.bytes, for: file.path)) }
+        return .made(made.thumbnail, staged)
       } catch {
+        store.discard(staged)
         if case .io(let operation, _, _) = error, operation.isStoring {
           writeErrors.withLock { $0.append(error) }
         }
@@ -97,9 +129,9 @@ extension Library {
             reviews: record.reviews))
       }
     }
-    let staged = outcomes.compactMap { outcome -> StagedFile? in
-      if case .made(_, let file) = outcome { return file }
-      return nil
+    let staged = outcomes.flatMap { outcome -> [StagedFile] in
+      if case .made(_, let files) = outcome { return files }
+      return []
     }
     var published = false
     defer { if !published { store.discard(staged) } }
@@ -119,9 +151,9 @@ extension Library {
       // made now, before the switch is committed, so that none is left without one.
       let seen = Set(records.map(\.sha256))
       for record in try imageRecords() where !seen.contains(record.sha256) {
-        let (thumbnail, path) = try Self.makeThumbnail(of: record, spec: spec, options: options, store: store)
-        try store.write(thumbnail.bytes, to: path)
-        try recordThumbnail(thumbnail, of: record.sha256)
+        let made = try Self.makeThumbnails(of: record, spec: spec, options: options, store: store)
+        for file in made.files { try store.write(file.bytes, to: file.path) }
+        try recordThumbnail(made.thumbnail, of: record.sha256)
       }
     }
     thumbnailSpec = spec
@@ -136,10 +168,25 @@ extension Library {
   }
 }
 
+/// A picture's thumbnails for one spec, made and not yet written, with where they belong.
+struct MadeThumbnails: Sendable {
+  /// The 1× thumbnail, the one the record describes.
+  var thumbnail: Thumbnail
+  var path: String
+  /// The 2× thumbnail, in the 1× one's format.
+  var highDensity: Thumbnail
+  var highDensityPath: String
+
+  /// Both, with where each goes.
+  var files: [(bytes: [UInt8], path: String)] {
+    [(highDensity.bytes, highDensityPath), (thumbnail.bytes, path)]
+  }
+}
+
 /// What became of one picture in a rebuild.
 enum RebuildOutcome: Sendable {
-  /// Made and staged, waiting to be published.
-  case made(Thumbnail, StagedFile)
+  /// Made and staged (1× and 2×), waiting to be published.
+  case made(Thumbnail, [StagedFile])
   case failed(Finding)
   /// Not made: the rebuild was interrupted first.
   case skipped

@@ -1,8 +1,8 @@
 public import Foundation
 public import ImagePipeline
 
-/// A picture read, hashed, validated and thumbnailed, ready to enter a library. Making one
-/// touches no record, so many are made in parallel.
+/// A picture read, hashed, validated and thumbnailed (at 1× and 2×), ready to enter a library.
+/// Making one touches no record, so many are made in parallel.
 public struct PreparedImage: Sendable {
   /// The file it came from, as the user named it (for messages).
   public var source: String
@@ -12,8 +12,8 @@ public struct PreparedImage: Sendable {
   /// The original's bytes: in memory, or copied already into a temporary file of the
   /// library's store as they were read.
   var original: Original
-  public var processed: ProcessedImage
-  /// The spec the thumbnail was made with.
+  public var processed: ThumbnailPair
+  /// The spec the thumbnails were made with.
   public var spec: ThumbnailSpec
 
   enum Original: Sendable {
@@ -26,9 +26,9 @@ public struct PreparedImage: Sendable {
   public static func make(
     bytes: [UInt8], sha256: String? = nil, source: String, spec: ThumbnailSpec, options: DecodeOptions
   ) throws(CatalogueError) -> PreparedImage {
-    let processed: ProcessedImage
+    let processed: ThumbnailPair
     do {
-      processed = try ImagePipeline.thumbnail(bytes, spec: spec, options: options)
+      processed = try ImagePipeline.thumbnails(bytes, spec: spec, options: options)
     } catch {
       throw .imageRejected(file: source, reason: error)
     }
@@ -40,7 +40,7 @@ public struct PreparedImage: Sendable {
   /// Reads the picture at `path` once, front to back, refused as
   /// ``InputFile/openPicture(_:named:sizeCap:pixelBudget:)`` refuses it: each chunk read is
   /// hashed, copied into a temporary file of `store` (the original, put in place by
-  /// ``Library/store(_:)``) and decoded, the thumbnail made from the rows as they come. The
+  /// ``Library/store(_:)``) and decoded, the thumbnails made from the rows as they come. The
   /// file is never held whole in memory, nor its picture (a WebP or HEIF file is: their
   /// decoders need it so). Errors name `source`.
   static func read(
@@ -52,9 +52,9 @@ public struct PreparedImage: Sendable {
     let copy = try store.incoming()
     picture.copy = copy
     do throws(CatalogueError) {
-      let processed: ProcessedImage
+      let processed: ThumbnailPair
       do {
-        processed = try ImagePipeline.thumbnail(reading: picture, spec: spec, options: options)
+        processed = try ImagePipeline.thumbnails(reading: picture, spec: spec, options: options)
       } catch {
         // A read that failed, or a copy that could not be written, is why the picture ended.
         throw picture.failure ?? .imageRejected(file: source, reason: error)
@@ -168,13 +168,16 @@ extension Library {
   }
 
   /// Puts a prepared picture's original in place (unless the store has it already) and writes
-  /// its thumbnail, by the durable write protocol. Nothing links to them yet.
+  /// its thumbnails (1× and 2×), by the durable write protocol. Nothing links to them yet.
   func store(_ image: PreparedImage) throws(CatalogueError) -> StoredImage {
     let header = image.processed.header
     let thumbnail = image.processed.thumbnail
+    let highDensity = image.processed.highDensity
     let original = LibraryLayout.original(sha256: image.sha256, fileExtension: header.format.fileExtension)
     let thumbnailPath = LibraryLayout.thumbnail(
       sha256: image.sha256, spec: image.spec.name, fileExtension: thumbnail.format.fileExtension)
+    let highDensityPath = LibraryLayout.highDensityThumbnail(
+      sha256: image.sha256, spec: image.spec.name, fileExtension: highDensity.format.fileExtension)
     writtenByImport?.insert(image.sha256)
     // Named by content: a file of the right size there is this picture already.
     if files.size(of: original) != image.size {
@@ -186,35 +189,40 @@ extension Library {
       image.discard()
     }
     try files.write(thumbnail.bytes, to: thumbnailPath)
+    try files.write(highDensity.bytes, to: highDensityPath)
     return StoredImage(
       sha256: image.sha256, format: header.format, width: header.uprightWidth,
       height: header.uprightHeight, orientation: header.orientation, bytes: image.size,
       thumbnailFormat: thumbnail.format, thumbnailWidth: thumbnail.width,
       thumbnailHeight: thumbnail.height, imported: Date(), colorSpace: header.colorSpace, original: original,
-      thumbnail: thumbnailPath)
+      thumbnail: thumbnailPath, highDensityThumbnail: highDensityPath, highDensityThumbnailWidth: highDensity.width,
+      highDensityThumbnailHeight: highDensity.height)
   }
 
   /// Adds the image record, unless the picture is in the library already (inside the caller's
-  /// write transaction). A thumbnail made for a spec that a rebuild has switched from since the
-  /// picture was prepared is made again, for the spec in force, before the record names it:
-  /// the rebuild did not see this picture, and nothing else would make its thumbnail. The
-  /// thumbnail of the old spec goes: no record can refer to it, and the rebuild's sweep may
-  /// have looked before it was written.
+  /// write transaction). Thumbnails made for a spec that a rebuild has switched from since the
+  /// picture was prepared are made again (1× and 2×), for the spec in force, before the record
+  /// names them: the rebuild did not see this picture, and nothing else would make its
+  /// thumbnails. Those of the old spec go: no record can refer to them, and the rebuild's
+  /// sweep may have looked before they were written.
   func insertImageRecord(_ image: StoredImage) throws(CatalogueError) {
     var image = image
     let spec = thumbnailSpec
     let current = LibraryLayout.thumbnail(
       sha256: image.sha256, spec: spec.name, fileExtension: image.thumbnailFormat.fileExtension)
     if image.thumbnail != current, try !records.hasImage(sha256: image.sha256) {
-      let (thumbnail, path) = try Self.makeThumbnail(
-        of: ImageRecord(image), spec: spec, options: decodeOptions, store: files)
-      try files.write(thumbnail.bytes, to: path)
-      // Derived data: when it cannot go, `check` reports it and `check --repair` deletes it.
+      let made = try Self.makeThumbnails(of: ImageRecord(image), spec: spec, options: decodeOptions, store: files)
+      for file in made.files { try files.write(file.bytes, to: file.path) }
+      // Derived data: when they cannot go, `check` reports them and `check --repair` deletes them.
       try? files.remove(image.thumbnail)
-      image.thumbnailFormat = thumbnail.format
-      image.thumbnailWidth = thumbnail.width
-      image.thumbnailHeight = thumbnail.height
-      image.thumbnail = path
+      try? files.remove(image.highDensityThumbnail)
+      image.thumbnailFormat = made.thumbnail.format
+      image.thumbnailWidth = made.thumbnail.width
+      image.thumbnailHeight = made.thumbnail.height
+      image.thumbnail = made.path
+      image.highDensityThumbnail = made.highDensityPath
+      image.highDensityThumbnailWidth = made.highDensity.width
+      image.highDensityThumbnailHeight = made.highDensity.height
     }
     try records.insertImage(image)
   }
@@ -231,7 +239,10 @@ extension Library {
   /// just before they are linked. Only unreferenced-file removal deletes files, and it waits
   /// for the library lock an import holds; this check is the second belt.
   func filesInPlace(_ images: [StoredImage]) -> Bool {
-    images.allSatisfy { files.size(of: $0.original) == $0.bytes && files.size(of: $0.thumbnail) != nil }
+    images.allSatisfy {
+      files.size(of: $0.original) == $0.bytes && files.size(of: $0.thumbnail) != nil
+        && files.size(of: $0.highDensityThumbnail) != nil
+    }
   }
 
   // MARK: Attach, replace, detach, cover, move

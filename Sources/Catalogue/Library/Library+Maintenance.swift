@@ -73,12 +73,15 @@ extension Library {
     referencedFiles(try imageRecords())
   }
 
-  /// The files `records` account for: originals, thumbnails of the current spec, and the
-  /// display renditions a server may have made (optional, so named whether made or not).
+  /// The files `records` account for: originals, thumbnails of the current spec (1× and 2×),
+  /// and the display renditions a server may have made (optional, so named whether made or not).
   func referencedFiles(_ records: [ImageRecord]) -> (originals: Set<String>, thumbnails: Set<String>) {
     let spec = thumbnailSpec
     var thumbnails = Set(records.map { $0.thumbnailPath(spec: spec) })
-    for record in records { thumbnails.formUnion(Self.displayRenditionPaths(of: record.sha256)) }
+    for record in records {
+      thumbnails.insert(record.highDensityThumbnailPath(spec: spec))
+      thumbnails.formUnion(Self.displayRenditions(of: record.sha256).map(\.path))
+    }
     return (Set(records.map(\.originalPath)), thumbnails)
   }
 }

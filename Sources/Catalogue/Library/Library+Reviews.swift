@@ -275,6 +275,7 @@ extension Library {
     guard let orientation = Orientation(rawValue: row.orientation) else {
       throw .damagedRecord(what, problem: "orientation \(row.orientation) is not 1 to 8")
     }
+    let highDensity = thumbnailSpec.highDensity.size(forUprightWidth: row.width, height: row.height)
     return StoredImage(
       sha256: row.sha256, format: format, width: row.width, height: row.height, orientation: orientation,
       bytes: row.bytes, thumbnailFormat: thumbnailFormat, thumbnailWidth: row.thumbnailWidth,
@@ -282,7 +283,10 @@ extension Library {
       colorSpace: row.colorSpace,
       original: LibraryLayout.original(sha256: row.sha256, fileExtension: format.fileExtension),
       thumbnail: LibraryLayout.thumbnail(
-        sha256: row.sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension))
+        sha256: row.sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension),
+      highDensityThumbnail: LibraryLayout.highDensityThumbnail(
+        sha256: row.sha256, spec: thumbnailSpec.name, fileExtension: thumbnailFormat.fileExtension),
+      highDensityThumbnailWidth: highDensity.width, highDensityThumbnailHeight: highDensity.height)
   }
 
   /// A page of reviews matching `query`.

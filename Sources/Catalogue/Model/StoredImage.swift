@@ -23,4 +23,9 @@ public struct StoredImage: Sendable, Equatable {
   public var original: String
   /// The thumbnail's path for the library's current spec, relative to the library folder.
   public var thumbnail: String
+  /// The 2× thumbnail's path (the spec's longest edge doubled, never larger than the
+  /// original), in the thumbnail's format, and its size.
+  public var highDensityThumbnail: String
+  public var highDensityThumbnailWidth: Int
+  public var highDensityThumbnailHeight: Int
 }

@@ -148,4 +148,13 @@ public enum LibraryLayout {
   public static func thumbnail(sha256: String, spec: String, fileExtension: String) -> String {
     "\(thumbnails)/\(sha256.prefix(2))/\(sha256)-\(spec).\(fileExtension)"
   }
+
+  /// What the name of a picture made for screens of twice the density carries after its spec.
+  public static let highDensityMark = "@2x"
+
+  /// `thumbnails/ab/<sha256>-<spec>@2x.<jpg|png>`: the picture `spec` describes at twice the
+  /// density (``ThumbnailSpec/highDensity``), named after the spec it doubles.
+  public static func highDensityThumbnail(sha256: String, spec: String, fileExtension: String) -> String {
+    thumbnail(sha256: sha256, spec: spec + highDensityMark, fileExtension: fileExtension)
+  }
 }

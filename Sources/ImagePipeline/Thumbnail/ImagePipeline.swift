@@ -106,19 +106,57 @@ public enum ImagePipeline {
     -> ProcessedImage
   {
     let image = try thumbnailPixels(input, spec: spec, options: options)
-    let pixels = image.pixels
-    let thumbnail: Thumbnail
+    return ProcessedImage(
+      header: image.header, thumbnail: try encode(image.pixels, spec: spec, header: image.header),
+      warnings: image.warnings)
+  }
+
+  /// Decodes `bytes` once and makes the thumbnail `spec` describes together with its
+  /// high-density twin (``ThumbnailSpec/highDensity``, twice the longest edge, never larger
+  /// than the picture), as a library keeps them: both in one format (JPEG, or PNG when the
+  /// picture has transparency), so that one recorded format names both files.
+  ///
+  /// The 2× thumbnail is made as ``thumbnail(_:spec:options:)`` makes any (the decoder's rows
+  /// resized as they come, shrunk on load with the same margin); the 1× one is resized from
+  /// its pixels (Lanczos-3, a reduction of 2 at most), so the picture is decoded and resized
+  /// once, and the second thumbnail costs a small resize and an encode.
+  public static func thumbnails(
+    _ bytes: UnsafeRawBufferPointer, spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ThumbnailPair {
+    try thumbnails(ByteReader(memory: bytes), spec: spec, options: options)
+  }
+
+  /// ``thumbnails(_:spec:options:)`` of a picture read from `source`, front to back, once, as
+  /// ``thumbnail(reading:spec:options:)`` reads it.
+  public static func thumbnails(
+    reading source: any PictureSource, spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ThumbnailPair {
+    try thumbnails(ByteReader(source: source), spec: spec, options: options)
+  }
+
+  static func thumbnails(_ input: ByteReader, spec: ThumbnailSpec, options: DecodeOptions) throws(ImageError)
+    -> ThumbnailPair
+  {
+    let image = try thumbnailPixels(input, spec: spec.highDensity, options: options)
+    let size = spec.size(forUprightWidth: image.header.uprightWidth, height: image.header.uprightHeight)
+    let standard = Resizer.resize(image.pixels, width: size.width, height: size.height)
+    return ThumbnailPair(
+      header: image.header, thumbnail: try encode(standard, spec: spec, header: image.header),
+      highDensity: try encode(image.pixels, spec: spec, header: image.header), warnings: image.warnings)
+  }
+
+  /// A thumbnail's pixels encoded as `spec` says: PNG when they carry alpha, else JPEG.
+  private static func encode(_ pixels: PixelBuffer, spec: ThumbnailSpec, header: ImageHeader) throws(ImageError)
+    -> Thumbnail
+  {
     if pixels.channels == 4 {
-      thumbnail = Thumbnail(
-        format: .png, width: pixels.width, height: pixels.height,
-        bytes: try PNGCodec.encode(pixels))
-    } else {
-      thumbnail = Thumbnail(
-        format: .jpeg, width: pixels.width, height: pixels.height,
-        bytes: try JPEGEncoder.encode(
-          pixels, quality: spec.quality, progressive: spec.progressive, fullChroma: fullChroma(for: image.header)))
+      return Thumbnail(
+        format: .png, width: pixels.width, height: pixels.height, bytes: try PNGCodec.encode(pixels))
     }
-    return ProcessedImage(header: image.header, thumbnail: thumbnail, warnings: image.warnings)
+    return Thumbnail(
+      format: .jpeg, width: pixels.width, height: pixels.height,
+      bytes: try JPEGEncoder.encode(
+        pixels, quality: spec.quality, progressive: spec.progressive, fullChroma: fullChroma(for: header)))
   }
 
   /// The thumbnail's pixels before encoding: upright, resized as `spec` says, RGBA only when
@@ -218,6 +256,14 @@ extension ImagePipeline {
     }
   }
 
+  public static func thumbnails(
+    _ bytes: [UInt8], spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
+  ) throws(ImageError) -> ThumbnailPair {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(ImageError) in
+      try thumbnails(UnsafeRawBufferPointer(buffer), spec: spec, options: options)
+    }
+  }
+
   public static func thumbnailPixels(
     _ bytes: [UInt8], spec: ThumbnailSpec = .default, options: DecodeOptions = DecodeOptions()
   ) throws(ImageError) -> DecodedImage {
@@ -241,6 +287,19 @@ public struct ProcessedImage: Sendable {
   /// The original's header; `uprightWidth` and `uprightHeight` are the sizes to record.
   public var header: ImageHeader
   public var thumbnail: Thumbnail
+  /// Damage the decoder worked around; empty for a clean file.
+  public var warnings: [String]
+}
+
+/// A picture's facts and its thumbnails for one spec, at 1× and at twice the density, made from
+/// one decode (``ImagePipeline/thumbnails(_:spec:options:)``).
+public struct ThumbnailPair: Sendable {
+  /// The original's header; `uprightWidth` and `uprightHeight` are the sizes to record.
+  public var header: ImageHeader
+  /// The thumbnail the spec describes.
+  public var thumbnail: Thumbnail
+  /// The thumbnail of ``ThumbnailSpec/highDensity``, in `thumbnail`'s format.
+  public var highDensity: Thumbnail
   /// Damage the decoder worked around; empty for a clean file.
   public var warnings: [String]
 }

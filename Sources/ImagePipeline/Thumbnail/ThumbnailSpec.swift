@@ -56,6 +56,14 @@ public struct ThumbnailSpec: Sendable, Hashable, Codable, CustomStringConvertibl
     guard problems.isEmpty, self.name == name else { return nil }
   }
 
+  /// The same thumbnail for screens of twice the density (phones, high-density laptops): the
+  /// longest edge doubled, all else alike. Like every thumbnail it never enlarges the picture,
+  /// so a picture smaller than the doubled edge gets its own size (the 1× size, when it is
+  /// smaller than that too).
+  public var highDensity: ThumbnailSpec {
+    ThumbnailSpec(longestEdge: longestEdge * 2, mode: mode, quality: quality, progressive: progressive)
+  }
+
   /// The thumbnail's upright size for a picture that is `width` × `height` upright.
   public func size(forUprightWidth width: Int, height: Int) -> (width: Int, height: Int) {
     switch mode {

@@ -51,50 +51,53 @@ enum Files {
       to: exchange.head, file: file, contentType: contentType(format), etag: "\"\(sha256)\"", headers: headers)
   }
 
-  /// `/thumbnails/<sha256>-<spec>.<jpg|png>`: the list thumbnail. One of the library's spec
-  /// that has gone missing is made again (on a worker: see ``thumbnailNeedsMaking(_:service:)``).
+  /// `/thumbnails/<sha256>-<spec>.<jpg|png>`: the list thumbnail, and
+  /// `/thumbnails/<sha256>-<spec>@2x.<jpg|png>` its 2× twin for high-density screens. One of
+  /// the library's spec that has gone missing is made again (on a worker: see
+  /// ``thumbnailNeedsMaking(_:service:)``).
   @Sendable static func thumbnail(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let name = exchange.capture("name")
     guard let parsed = parseThumbnail(name) else { throw Failure.notFound("no thumbnail \(name)") }
     let folder = exchange.service.folder
+    let etag = "\(parsed.sha256)-\(parsed.spec)" + (parsed.highDensity ? LibraryLayout.highDensityMark : "")
     var file: OpenFile?
     do {
-      file = try OpenFile.open(
-        LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension),
-        beneath: folder)
+      file = try OpenFile.open(thumbnailPath(parsed), beneath: folder)
     } catch .missing {
       if exchange.service.readOnlyReason != nil {
         guard let spec = ThumbnailSpec(name: parsed.spec) else { throw Failure.notFound("no thumbnail \(name)") }
-        return try unstored(parsed.sha256, spec: spec, etag: "\(parsed.sha256)-\(parsed.spec)", exchange: exchange)
+        return try unstored(
+          parsed.sha256, spec: spec, highDensity: parsed.highDensity, etag: etag, exchange: exchange)
       }
       // Made again only when nothing is there: a link in the way would have it written elsewhere.
       let made = try exchange.library { (library) throws(CatalogueError) -> String? in
         guard parsed.spec == library.thumbnailSpec.name, try library.storedImage(sha256: parsed.sha256) != nil else {
           return nil
         }
-        return try library.thumbnailFile(of: parsed.sha256)
+        return try library.thumbnailFile(of: parsed.sha256, highDensity: parsed.highDensity)
       }
       if let made, made.hasSuffix("/" + name) { file = try? OpenFile.open(made, beneath: folder) }
     } catch {
       file = nil
     }
     guard let file else { throw Failure.notFound("no thumbnail \(name)") }
-    return picture(
-      file, exchange: exchange, format: parsed.fileExtension == "png" ? .png : .jpeg,
-      etag: "\(parsed.sha256)-\(parsed.spec)")
+    return picture(file, exchange: exchange, format: parsed.fileExtension == "png" ? .png : .jpeg, etag: etag)
   }
 
   /// `/display/<sha256>-<spec>`: the picture at the size a review page shows it (longest edge
-  /// 1600), made from the original on first request and kept beside the thumbnails, so that
-  /// every format shows in every browser.
+  /// 1600), and `/display/<sha256>-<spec>@2x` at twice that for high-density screens (never
+  /// larger than the original), each made from the original on first request and kept beside
+  /// the thumbnails, so that every format shows in every browser.
   @Sendable static func display(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let name = exchange.capture("name")
-    guard let sha256 = parseDisplay(name) else { throw Failure.notFound("no display picture \(name)") }
+    guard let (sha256, highDensity) = parseDisplay(name) else {
+      throw Failure.notFound("no display picture \(name)")
+    }
     let folder = exchange.service.folder
     var found: (file: OpenFile, path: String)?
     var missing = true
-    for fileExtension in ["jpg", "png"] where found == nil {
-      let path = LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: fileExtension)
+    for format in [ImageFormat.jpeg, .png] where found == nil {
+      let path = displayPath(sha256, highDensity: highDensity, format: format)
       do {
         found = (try OpenFile.open(path, beneath: folder), path)
       } catch {
@@ -102,11 +105,13 @@ enum Files {
       }
     }
     if found == nil && missing && exchange.service.readOnlyReason != nil {
-      return try unstored(sha256, spec: Library.displaySpec, etag: name, exchange: exchange)
+      return try unstored(sha256, spec: Library.displaySpec, highDensity: highDensity, etag: name, exchange: exchange)
     }
     // Made only when neither is there: a link in the way would have it written elsewhere.
     if found == nil && missing {
-      let path = try exchange.library { (library) throws(CatalogueError) in try library.displayRendition(of: sha256) }
+      let path = try exchange.library { (library) throws(CatalogueError) in
+        try library.displayRendition(of: sha256, highDensity: highDensity)
+      }
       if let file = try? OpenFile.open(path, beneath: folder) { found = (file, path) }
     }
     guard let found else { throw Failure.notFound("no display picture \(name)") }
@@ -115,12 +120,12 @@ enum Files {
 
   /// A picture made from its original and sent without being kept: what a library that can
   /// only be read (a read-only or full disk) shows in place of a derived file it lacks.
-  private static func unstored(_ sha256: String, spec: ThumbnailSpec, etag: String, exchange: Exchange)
-    throws(Failure) -> HTTPResponse
-  {
+  private static func unstored(
+    _ sha256: String, spec: ThumbnailSpec, highDensity: Bool, etag: String, exchange: Exchange
+  ) throws(Failure) -> HTTPResponse {
     guard
       let made = try exchange.library({ (library) throws(CatalogueError) in
-        try library.derivedPicture(of: sha256, spec: spec)
+        try library.derivedPicture(of: sha256, spec: spec, highDensity: highDensity)
       })
     else { throw Failure.notFound("no picture \(sha256)") }
     var headers = HTTPHeaders()
@@ -165,15 +170,12 @@ enum Files {
 
   static func thumbnailNeedsMaking(_ name: String, service: CatalogueService) -> Bool {
     guard let parsed = parseThumbnail(name) else { return false }
-    let path =
-      service.libraryPath + "/"
-      + LibraryLayout.thumbnail(sha256: parsed.sha256, spec: parsed.spec, fileExtension: parsed.fileExtension)
-    return !FileManager.default.fileExists(atPath: path)
+    return !FileManager.default.fileExists(atPath: service.libraryPath + "/" + thumbnailPath(parsed))
   }
 
   static func displayNeedsMaking(_ name: String, service: CatalogueService) -> Bool {
-    guard let sha256 = parseDisplay(name) else { return false }
-    return existingDisplay(sha256, root: service.libraryPath + "/") == nil
+    guard let (sha256, highDensity) = parseDisplay(name) else { return false }
+    return existingDisplay(sha256, highDensity: highDensity, root: service.libraryPath + "/") == nil
   }
 
   // MARK: Names
@@ -182,9 +184,18 @@ enum Files {
     text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
   }
 
-  /// `<sha256>-<spec>.<jpg|png>`, with a spec that is one. Read on the UTF-8 bytes: this runs
-  /// for every thumbnail asked for.
-  static func parseThumbnail(_ name: String) -> (sha256: String, spec: String, fileExtension: String)? {
+  /// A thumbnail's name taken apart: the picture, the spec it was made to, whether it is the
+  /// 2× one (`<spec>@2x`), and its file extension.
+  struct ThumbnailName {
+    var sha256: String
+    var spec: String
+    var highDensity: Bool
+    var fileExtension: String
+  }
+
+  /// `<sha256>-<spec>.<jpg|png>` or `<sha256>-<spec>@2x.<jpg|png>`, with a spec that is one.
+  /// Read on the UTF-8 bytes: this runs for every thumbnail asked for.
+  static func parseThumbnail(_ name: String) -> ThumbnailName? {
     let bytes = name.utf8
     guard bytes.count > 70, bytes.count < 128 else { return nil }
     let start = bytes.startIndex
@@ -195,23 +206,46 @@ enum Files {
     let sha256 = Substring(bytes[start..<dash])
     let fileExtension = String(Substring(bytes[bytes.index(after: dot)...]))
     guard fileExtension == "jpg" || fileExtension == "png", isDigest(sha256) else { return nil }
-    let spec = String(Substring(bytes[bytes.index(after: dash)..<dot]))
-    guard ThumbnailSpec(name: spec) != nil else { return nil }
-    return (String(sha256), spec, fileExtension)
+    var spec = Substring(bytes[bytes.index(after: dash)..<dot])
+    let highDensity = spec.utf8.count > 3 && spec.utf8.suffix(3).elementsEqual(LibraryLayout.highDensityMark.utf8)
+    if highDensity { spec = Substring(spec.utf8.dropLast(3)) }
+    guard ThumbnailSpec(name: String(spec)) != nil else { return nil }
+    return ThumbnailName(
+      sha256: String(sha256), spec: String(spec), highDensity: highDensity, fileExtension: fileExtension)
   }
 
-  /// `<sha256>-<display spec>`.
-  static func parseDisplay(_ name: String) -> String? {
+  /// Where the thumbnail `name` is kept, relative to the library.
+  static func thumbnailPath(_ name: ThumbnailName) -> String {
+    name.highDensity
+      ? LibraryLayout.highDensityThumbnail(sha256: name.sha256, spec: name.spec, fileExtension: name.fileExtension)
+      : LibraryLayout.thumbnail(sha256: name.sha256, spec: name.spec, fileExtension: name.fileExtension)
+  }
+
+  /// `<sha256>-<display spec>` or `<sha256>-<display spec>@2x`: the picture, and whether the
+  /// 2× rendition is asked for.
+  static func parseDisplay(_ name: String) -> (sha256: String, highDensity: Bool)? {
     let sha256 = name.prefix(64)
-    guard isDigest(sha256), name.dropFirst(64) == "-" + Library.displaySpec.name else { return nil }
-    return String(sha256)
+    guard isDigest(sha256) else { return nil }
+    switch name.dropFirst(64) {
+    case "-" + Library.displaySpec.name: return (String(sha256), false)
+    case "-" + Library.displaySpec.name + LibraryLayout.highDensityMark: return (String(sha256), true)
+    default: return nil
+    }
+  }
+
+  /// Where a display rendition in `format` is kept, relative to the library.
+  static func displayPath(_ sha256: String, highDensity: Bool, format: ImageFormat) -> String {
+    highDensity
+      ? LibraryLayout.highDensityThumbnail(
+        sha256: sha256, spec: Library.displaySpec.name, fileExtension: format.fileExtension)
+      : LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: format.fileExtension)
   }
 
   /// The display rendition's path if it has been made: a JPEG, or a PNG for a picture with
   /// transparency.
-  static func existingDisplay(_ sha256: String, root: String) -> String? {
-    for fileExtension in ["jpg", "png"] {
-      let path = LibraryLayout.thumbnail(sha256: sha256, spec: Library.displaySpec.name, fileExtension: fileExtension)
+  static func existingDisplay(_ sha256: String, highDensity: Bool, root: String) -> String? {
+    for format in [ImageFormat.jpeg, .png] {
+      let path = displayPath(sha256, highDensity: highDensity, format: format)
       if FileManager.default.fileExists(atPath: root + path) { return path }
     }
     return nil
@@ -320,8 +354,24 @@ enum Files {
     return "/thumbnails/" + String(Substring(path[path.index(after: slash)...]))
   }
 
+  /// The 2× thumbnail's address, when it is larger than the 1× one (a picture no larger than
+  /// the thumbnail has nothing sharper to give); else `nil`.
+  static func highDensityThumbnailURL(_ image: StoredImage) -> String? {
+    guard image.highDensityThumbnailWidth > image.thumbnailWidth else { return nil }
+    let path = image.highDensityThumbnail.utf8
+    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return "/thumbnails/" + image.highDensityThumbnail }
+    return "/thumbnails/" + String(Substring(path[path.index(after: slash)...]))
+  }
+
   static func displayURL(_ image: StoredImage) -> String {
     "/display/\(image.sha256)-\(Library.displaySpec.name)"
+  }
+
+  /// The 2× display rendition's address, when the original is larger than the 1× one; else `nil`.
+  static func highDensityDisplayURL(_ image: StoredImage) -> String? {
+    let size = displaySize(image)
+    guard size.width < image.width || size.height < image.height else { return nil }
+    return displayURL(image) + LibraryLayout.highDensityMark
   }
 
   /// The display rendition's size: the upright size fitted to the display spec, never enlarged.

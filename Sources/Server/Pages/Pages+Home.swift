@@ -181,7 +181,8 @@ extension Pages {
       cover: summary.cover.map { image in
         HTML.Picture(
           original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
-          width: image.thumbnailWidth, height: image.thumbnailHeight, text: PictureText(alt: summary.coverAlt))
+          width: image.thumbnailWidth, height: image.thumbnailHeight, text: PictureText(alt: summary.coverAlt),
+          highDensity: Files.highDensityThumbnailURL(image))
       })
   }
 
@@ -268,8 +269,11 @@ extension Pages {
       let path = e(reviewPath(summary.id))
       var picture = ""
       if let cover = summary.cover {
+        let shown = HTML.Picture(
+          original: Files.originalURL(cover), format: cover.format, shown: Files.thumbnailURL(cover),
+          width: cover.thumbnailWidth, height: cover.thumbnailHeight, highDensity: Files.highDensityThumbnailURL(cover))
         picture =
-          #"<a href="\#(path)" aria-hidden="true" tabindex="-1"><img src="\#(e(Files.thumbnailURL(cover)))" width="\#(cover.thumbnailWidth)" height="\#(cover.thumbnailHeight)" alt="\#(e(summary.coverAlt ?? ""))" loading="lazy"></a>"#
+          #"<a href="\#(path)" aria-hidden="true" tabindex="-1"><img \#(shown.sourceAttributes) alt="\#(e(summary.coverAlt ?? ""))" loading="lazy"></a>"#
       }
       let filled = min(max(summary.rating, 0), 5)
       let stars =

@@ -39,8 +39,9 @@ extension Pages {
     return document(title: review.title, identity: identity, main: main)
   }
 
-  /// A picture on a review page: its display rendition, linking to the original (a download
-  /// named after its file, for a format browsers do not show), with what the review says of it.
+  /// A picture on a review page: its display rendition (and the 2× one for high-density
+  /// screens, when the original is larger), linking to the original (a download named after
+  /// its file, for a format browsers do not show), with what the review says of it.
   static func picture(_ item: ReviewImage) -> HTML.Picture {
     let image = item.image
     let size = Files.displaySize(image)
@@ -48,7 +49,8 @@ extension Pages {
     return HTML.Picture(
       original: shows ? Files.originalURL(image) : Files.downloadURL(item), format: image.format,
       shown: Files.displayURL(image), width: size.width, height: size.height, text: item.text,
-      downloadName: item.name.map { Files.downloadFilename($0, format: image.format) })
+      downloadName: item.name.map { Files.downloadFilename($0, format: image.format) },
+      highDensity: Files.highDensityDisplayURL(image))
   }
 
   /// The `download` attribute of a link to a picture's original: with the name it is saved
