@@ -287,8 +287,7 @@ public final class CatalogueService: HTTPService {
     if let site = head.headers["Sec-Fetch-Site"], site == "cross-site" {
       throw Failure(403, "a write from another site is refused")
     }
-    if let origin = head.headers["Origin"], origin != "null", let host = head.headers["Host"] {
-      let own = (isSecure(head) ? "https://" : "http://") + host
+    if let origin = head.headers["Origin"], origin != "null", let own = ownOrigin(head) {
       if origin.lowercased() != own.lowercased() {
         throw Failure(403, "a write from another site (\(origin)) is refused")
       }
@@ -300,8 +299,14 @@ public final class CatalogueService: HTTPService {
   /// that no other site can fill a reviewer's form for them to save.
   func comesFromOwnPage(_ head: HTTPRequestHead) -> Bool {
     if let site = head.headers["Sec-Fetch-Site"] { return site == "same-origin" }
-    guard let origin = head.headers["Origin"], let host = head.headers["Host"] else { return false }
-    return origin.lowercased() == ((isSecure(head) ? "https://" : "http://") + host).lowercased()
+    guard let origin = head.headers["Origin"], let own = ownOrigin(head) else { return false }
+    return origin.lowercased() == own.lowercased()
+  }
+
+  /// This site's origin as the request reached it (its `Host`, over HTTPS through a proxy we
+  /// trust to say so), or nil without a `Host`.
+  func ownOrigin(_ head: HTTPRequestHead) -> String? {
+    head.headers["Host"].map { (isSecure(head) ? "https://" : "http://") + $0 }
   }
 
   /// Whether the request came over HTTPS (through a proxy we trust to say so).

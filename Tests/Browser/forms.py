@@ -21,54 +21,19 @@ import os
 import sys
 import tempfile
 import urllib.parse
-import urllib.request
 
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browse import WAIT, start_browser  # noqa: E402
+from browse import WAIT, Browse, start_browser  # noqa: E402
 
 
-class Forms:
-    def __init__(self, driver, base, name, password, review):
-        self.driver = driver
-        self.base = base.rstrip("/")
-        self.name = name
-        self.password = password
+class Forms(Browse):
+    """The walks of this script; browse.py's `Browse` gives the checks and the browser. Its
+    `wait_until` raises `StepFailed`, which fails the step it stops."""
+
+    def __init__(self, driver, base, name, password, review, work):
+        super().__init__(driver, base, name, password, "", "", work)
         self.review = review
-        self.passed = 0
-        self.failed = []
-        self.http = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-    def check(self, condition, what, detail=""):
-        if condition:
-            self.passed += 1
-        else:
-            message = what if not detail else f"{what} ({detail})"
-            self.failed.append(message)
-            print(f"FAILED: {message}", flush=True)
-        return condition
-
-    def open(self, path):
-        self.driver.get(self.base + path)
-
-    def path(self):
-        return urllib.parse.urlsplit(self.driver.current_url).path
-
-    def one(self, selector):
-        return self.driver.find_element(By.CSS_SELECTOR, selector)
-
-    def find(self, selector):
-        return self.driver.find_elements(By.CSS_SELECTOR, selector)
-
-    def wait_until(self, condition, what):
-        try:
-            WebDriverWait(self.driver, WAIT).until(lambda _: condition())
-            return True
-        except TimeoutException:
-            return self.check(False, f"{what}: timed out", self.driver.current_url)
 
     def api(self, path):
         with self.http.open(self.base + path, timeout=WAIT) as answer:
@@ -183,7 +148,7 @@ def main():
     base, name, password, review = sys.argv[1:5]
     with tempfile.TemporaryDirectory(prefix="catalogue-forms-") as profile:
         driver = start_browser(profile)
-        walk = Forms(driver, base, name, password, review)
+        walk = Forms(driver, base, name, password, review, profile)
         try:
             walk.open("/sign-in")
             walk.sign_in()

@@ -347,20 +347,21 @@ enum Files {
     return encoded
   }
 
-  static func thumbnailURL(_ image: StoredImage) -> String {
+  static func thumbnailURL(_ image: StoredImage) -> String { thumbnailAddress(image.thumbnail) }
+
+  /// The address of the thumbnail stored at `path`: its file name under `/thumbnails/`.
+  private static func thumbnailAddress(_ path: String) -> String {
     // On the UTF-8 bytes: a String's own lastIndex walks back by grapheme, fifty times a page.
-    let path = image.thumbnail.utf8
-    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return "/thumbnails/" + image.thumbnail }
-    return "/thumbnails/" + String(Substring(path[path.index(after: slash)...]))
+    let bytes = path.utf8
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "/thumbnails/" + path }
+    return "/thumbnails/" + String(Substring(bytes[bytes.index(after: slash)...]))
   }
 
   /// The 2× thumbnail's address, when it is larger than the 1× one (a picture no larger than
   /// the thumbnail has nothing sharper to give); else `nil`.
   static func highDensityThumbnailURL(_ image: StoredImage) -> String? {
     guard image.highDensityThumbnailWidth > image.thumbnailWidth else { return nil }
-    let path = image.highDensityThumbnail.utf8
-    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return "/thumbnails/" + image.highDensityThumbnail }
-    return "/thumbnails/" + String(Substring(path[path.index(after: slash)...]))
+    return thumbnailAddress(image.highDensityThumbnail)
   }
 
   static func displayURL(_ image: StoredImage) -> String {

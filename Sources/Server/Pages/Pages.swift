@@ -153,8 +153,8 @@ enum Pages {
       return [error.description] + failures.map { $0.error.description }
     case .unknownCategory(let label, let suggestion):
       return [
-        "category \(label) is new to this library: did you mean \(suggestion)? "
-          + "To add \(label) as a category of its own, tick “A new category of my own”."
+        Failure.newCategoryQuestion(label, suggestion)
+          + " To add \(label) as a category of its own, tick “A new category of my own”."
       ]
     default:
       return [error.description]

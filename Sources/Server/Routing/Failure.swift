@@ -61,8 +61,8 @@ struct Failure: Error, Sendable, Equatable {
     case .unknownCategory(let label, let suggestion):
       self.init(
         400,
-        "category \(label) is new to this library: did you mean \(suggestion)? "
-          + "(send \"newCategory\": true to add \(label) as a label of its own)")
+        Self.newCategoryQuestion(label, suggestion)
+          + " (send \"newCategory\": true to add \(label) as a label of its own)")
     default:
       self.init(Self.status(of: error), error.description)
     }
@@ -88,6 +88,12 @@ struct Failure: Error, Sendable, Equatable {
   static let signInNeeded = Failure(
     401, "sign in first: this needs a reviewer's session or API token",
     headers: ["WWW-Authenticate": #"Bearer realm="catalogue""#])
+
+  /// What a label that looks like a typo is asked over HTTP; each front end then says how to
+  /// mean it in its own terms.
+  static func newCategoryQuestion(_ label: String, _ suggestion: String) -> String {
+    "category \(label) is new to this library: did you mean \(suggestion)?"
+  }
 
   static func notFound(_ what: String) -> Failure { Failure(404, what) }
 
