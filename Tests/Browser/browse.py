@@ -37,10 +37,11 @@ DISPLAY_EDGE = 1600  # the longest edge of the pictures of a review page
 WAIT = 20  # seconds: the machine may be shared, and a display rendition is made on first sight
 
 
-def start_browser(profile):
+def start_browser(profile, script=True, scale=1):
     """Headless chromium with the driver Debian ships, so that Selenium never looks for one
     online. `--no-sandbox` because tests run as root, where chromium's sandbox refuses to
-    start."""
+    start. `script=False` turns the pages' JavaScript off (as a reader may); `scale` is the
+    screen's density (2 for a phone's or a laptop's sharp screen)."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in [
@@ -54,12 +55,14 @@ def start_browser(profile):
         "--disable-component-update",
         "--disable-sync",
         "--hide-scrollbars",
-        "--force-device-scale-factor=1",
+        f"--force-device-scale-factor={scale}",
         "--lang=en-GB",
         f"--window-size={WINDOW[0]},{WINDOW[1]}",
         f"--user-data-dir={profile}",
     ]:
         options.add_argument(argument)
+    if not script:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(executable_path=CHROMEDRIVER)
     driver = webdriver.Chrome(service=service, options=options)

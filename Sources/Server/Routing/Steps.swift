@@ -79,7 +79,10 @@ struct KeepReviewersPagesPrivate: Step {
   ) throws(Failure) -> HTTPResponse {
     var response = try next(&passage)
     if passage.identity != nil || passage.head.cookies[CookieName.session] != nil {
-      response.headers.set("Cache-Control", "private, no-store")
+      // A page that must come back as it was on Back says so itself (`Pages.keptOnBack`).
+      if response.headers["Cache-Control"] != Pages.keptOnBack {
+        response.headers.set("Cache-Control", "private, no-store")
+      }
       response.headers.add("Vary", "Cookie")
     }
     return response
