@@ -48,6 +48,36 @@ struct ListTests {
     }
   }
 
+  /// A connection remembers the counts and the categories its pages ask again and again (see
+  /// `SQLiteRecords`), and never gives one from before a change: its own, another
+  /// connection's, or SQL run outside a transaction.
+  @Test func countsAndCategoriesFollowEveryChange() throws {
+    let test = try Self.sample()
+    let reader = try Library(opening: test.path, upgrading: false)
+    #expect(try reader.list().total == 7)
+    #expect(try reader.list(ReviewQuery(category: .book)).total == 0)
+    #expect(try !reader.categoriesInUse().contains(.book))
+
+    // Another connection (as another process, the command line beside a server) adds a book.
+    let other = try Library(opening: test.path, upgrading: false)
+    let book = try other.create(draft("Piranesi", rating: 5, category: "book"))
+    #expect(try reader.list().total == 8)
+    #expect(try reader.list(ReviewQuery(category: .book)).total == 1)
+    #expect(try reader.categoriesInUse().contains(.book))
+
+    // The connection's own change.
+    #expect(try reader.list(ReviewQuery(minimumRating: 5)).total == 4)
+    try reader.update(book.id, changes: ReviewChanges(rating: 1))
+    #expect(try reader.list(ReviewQuery(minimumRating: 5)).total == 3)
+    _ = try reader.delete(book.id)
+    #expect(try reader.list().total == 7)
+    #expect(try !reader.categoriesInUse().contains(.book))
+
+    // SQL on the connection outside any transaction (what a repair may run).
+    try reader.database.execute("UPDATE reviews SET rating = 5 WHERE category = 'tv'")
+    #expect(try reader.list(ReviewQuery(minimumRating: 5)).total == 4)
+  }
+
   /// One set of rules reads a list query typed for any front end: only the names in the
   /// messages, and how many reviews a front end gives at once, differ.
   @Test func aTypedQueryIsReadByOneSetOfRules() throws {

@@ -17,9 +17,7 @@ public enum HTML {
   public static func escape(_ text: String) -> String {
     // Most text has nothing to escape: it is returned as it is, with no copy. Otherwise the
     // UTF-8 is rewritten a byte at a time (the five are ASCII, so no character is split).
-    guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
-      return text
-    }
+    guard needsEscaping(text) else { return text }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count + 32)
     for byte in text.utf8 {
@@ -33,6 +31,20 @@ public enum HTML {
       }
     }
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Whether `text` holds one of the five characters ``escape(_:)`` rewrites. On the UTF-8
+  /// bytes in place when the string keeps them together (a native string does): a page checks
+  /// every title, address and description it shows.
+  static func needsEscaping(_ text: String) -> Bool {
+    func special(_ byte: UInt8) -> Bool { byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 }
+    return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) }
+      ?? text.utf8.contains(where: special)
+  }
+
+  /// Appends `text` to `html`, escaped as ``escape(_:)`` does.
+  public static func append(escaped text: String, to html: inout String) {
+    html += needsEscaping(text) ? escape(text) : text
   }
 
   /// A picture on a page: where its original and the picture shown (a thumbnail in an export, a
@@ -71,9 +83,27 @@ public enum HTML {
 
     /// `src` (and `srcset` when there is a 2× picture) and the size, as an `<img>`'s attributes.
     public var sourceAttributes: String {
-      let source = escape(shown)
-      let set = highDensity.map { #" srcset="\#(source) 1x, \#(escape($0)) 2x""# } ?? ""
-      return #"src="\#(source)"\#(set) width="\#(width)" height="\#(height)""#
+      var html = ""
+      appendSourceAttributes(to: &html)
+      return html
+    }
+
+    /// Appends ``sourceAttributes`` to `html`.
+    public func appendSourceAttributes(to html: inout String) {
+      html += #"src=""#
+      append(escaped: shown, to: &html)
+      if let highDensity {
+        html += #"" srcset=""#
+        append(escaped: shown, to: &html)
+        html += " 1x, "
+        append(escaped: highDensity, to: &html)
+        html += " 2x"
+      }
+      html += #"" width=""#
+      html += String(width)
+      html += #"" height=""#
+      html += String(height)
+      html += #"""#
     }
   }
 
@@ -209,7 +239,7 @@ public enum HTML {
           ? a.utf8.lexicographicallyPrecedes(b.utf8)
           : first.page.utf8.lexicographicallyPrecedes(second.page.utf8)
       }
-      for card in sorted { lines += cardItem(card) }
+      for card in sorted { lines.append(cardItem(card)) }
       lines.append("</ul>")
       lines.append("</section>")
     }
@@ -222,25 +252,35 @@ public enum HTML {
   /// One review as a card: its cover thumbnail (or a blank), title and facts, linking to its page.
   /// `heading` is the level of the card's title: one below the heading the cards are under
   /// (2 under a page's `h1`, 3 under an exported catalogue's category `h2`).
-  public static func cardItem(_ card: Card, lazy: Bool = false, heading: Int = 3) -> [String] {
-    let title = escape(card.title)
-    let page = escape(card.page)
-    var lines = [#"<li class="card">"#]
+  public static func cardItem(_ card: Card, lazy: Bool = false, heading: Int = 3) -> String {
+    // Written into one string, piece by piece: a page of the server holds fifty of them.
+    var html = #"<li class="card">"#
+    html.reserveCapacity(1024)
+    html += "\n"
     if let cover = card.cover {
       // The cover repeats the title's link for the eye: hidden from screen readers and the
       // tab order (a link with only a decorative picture in it would have no name), as the
       // empty frame of a review without pictures is.
-      lines.append(
-        #"<a href="\#(page)" aria-hidden="true" tabindex="-1"><img \#(cover.sourceAttributes) "#
-          + #"alt="\#(escape(cover.text.alt ?? ""))""#
-          + #"\#(lazy ? #" loading="lazy""# : "")></a>"#)
+      html += #"<a href=""#
+      append(escaped: card.page, to: &html)
+      html += #"" aria-hidden="true" tabindex="-1"><img "#
+      cover.appendSourceAttributes(to: &html)
+      html += #" alt=""#
+      append(escaped: cover.text.alt ?? "", to: &html)
+      html += lazy ? #"" loading="lazy"></a>"# : #""></a>"#
     } else {
-      lines.append(#"<a href="\#(page)" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#)
+      html += #"<a href=""#
+      append(escaped: card.page, to: &html)
+      html += #"" class="no-picture" aria-hidden="true" tabindex="-1"></a>"#
     }
-    lines.append(#"<h\#(heading)><a href="\#(page)">\#(title)</a></h\#(heading)>"#)
-    lines.append(#"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>")
-    lines.append("</li>")
-    return lines
+    let level = String(heading)
+    html += "\n<h" + level + #"><a href=""#
+    append(escaped: card.page, to: &html)
+    html += #"">"#
+    append(escaped: card.title, to: &html)
+    html += "</a></h" + level + ">\n"
+    html += #"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>\n</li>"
+    return html
   }
 
   /// The document's start, up to and including `<body>`. `title` is escaped already.

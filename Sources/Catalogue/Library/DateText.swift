@@ -22,7 +22,13 @@ public enum DateText {
   /// The date `text` stands for, or `nil` when it is not in the stored form (seconds, with or
   /// without milliseconds, and a `Z`).
   public static func parse(_ text: String) -> Date? {
-    let bytes = Array(text.utf8)
+    // On the bytes in place where the string keeps them together: a page reads three times a
+    // review.
+    if let date = text.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return date }
+    return Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
+  }
+
+  private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
     guard bytes.count == 20 || bytes.count == 24, bytes.last == UInt8(ascii: "Z") else { return nil }
     func number(_ range: Range<Int>) -> Int32? {
       var value: Int32 = 0

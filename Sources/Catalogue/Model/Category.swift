@@ -24,6 +24,15 @@ public struct Category: RawRepresentable, Hashable, Sendable, Codable, CustomStr
   /// The category for `label` (case and surrounding spaces ignored), or `nil` when the label
   /// is empty, too long, or holds characters other than letters, digits, spaces, `-` and `_`.
   public init?(rawValue label: String) {
+    // A label already as stored (lowercase ASCII, trimmed), which is what the records hold and
+    // every card of a page reads back, is its own normal form: no Unicode tables to consult.
+    let bytes = label.utf8
+    if (1...Self.maximumLength).contains(bytes.count), bytes.first != 32, bytes.last != 32,
+      bytes.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 32 || $0 == 45 || $0 == 95 })
+    {
+      rawValue = label
+      return
+    }
     // Composed (NFC) first: "café" typed with a combining accent (as macOS file names and
     // some keyboards give it) is the same label as the one typed with "é", in the records too.
     let normalised = label.precomposedStringWithCanonicalMapping.trimmingWhitespace().lowercased()

@@ -13,6 +13,31 @@ final class SQLiteRecords: RecordStore {
 
   init(_ database: Database) { self.database = database }
 
+  /// What pages ask again and again, remembered while the database stays as it was (see
+  /// ``Database/changeToken()``): how many reviews each filter matches (a grid of 100,000
+  /// reviews would otherwise count them all for each of its pages) and the categories in use.
+  private var remembered = Remembered()
+
+  private struct Remembered {
+    var token: Database.ChangeToken?
+    var counts: [Count: Int] = [:]
+    var categories: [String]?
+
+    struct Count: Hashable {
+      let sql: String
+      let arguments: [SQLValue]
+    }
+
+    /// The most counts kept: filters a reader tries in turn.
+    static let countLimit = 64
+  }
+
+  /// What is remembered, forgotten first if the database has changed since (`token` is the
+  /// one read before what is to be remembered).
+  private func remembering(since token: Database.ChangeToken) {
+    if remembered.token != token { remembered = Remembered(token: token) }
+  }
+
   var readOnlyReason: ReadOnlyReason? { database.readOnlyReason }
   var openingNote: String? { database.note }
 
@@ -302,7 +327,10 @@ final class SQLiteRecords: RecordStore {
     // One index seek a label (a loose index scan), not a walk over every review: the labels
     // are few, the reviews may be a hundred thousand, and the server asks for every page.
     try sql { () throws(DatabaseError) in
-      try database.query(
+      let token = try database.changeToken()
+      remembering(since: token)
+      if let labels = remembered.categories { return labels }
+      let labels = try database.query(
         """
         WITH RECURSIVE used (category) AS (
           SELECT min(category) FROM reviews
@@ -313,6 +341,8 @@ final class SQLiteRecords: RecordStore {
         SELECT category FROM used WHERE category IS NOT NULL
         """
       ) { $0.text(0) }
+      remembered.categories = labels
+      return labels
     }
   }
 
@@ -380,7 +410,7 @@ final class SQLiteRecords: RecordStore {
           match != nil && conditions.count == 1
           ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
           : "SELECT count(*) FROM \(from)\(filter)"
-        let total = try database.query(counting, arguments) { $0.int(0) }.first ?? 0
+        let total = try count(counting, arguments)
         // The page's rows are found first from the indexes alone; only those are then read
         // whole. An OFFSET would otherwise read (and count the images of) every skipped row.
         let page = try database.query(
@@ -399,6 +429,19 @@ final class SQLiteRecords: RecordStore {
       if error.isInterrupted { throw .invalidQuery(SearchQuery.tooBroad) }
       throw .database(error)
     }
+  }
+
+  /// The one number `sql` counts, remembered until the database changes: read inside the
+  /// page's transaction, the token is its snapshot's.
+  private func count(_ sql: String, _ arguments: [SQLValue]) throws(DatabaseError) -> Int {
+    let token = try database.changeToken()
+    remembering(since: token)
+    let key = Remembered.Count(sql: sql, arguments: arguments)
+    if let total = remembered.counts[key] { return total }
+    let total = try database.query(sql, arguments) { $0.int(0) }.first ?? 0
+    if remembered.counts.count >= Remembered.countLimit { remembered.counts.removeAll(keepingCapacity: true) }
+    remembered.counts[key] = total
+    return total
   }
 
   /// The page of a search by relevance (see ``page(_:match:maximumSteps:rankingWindow:)``): the

@@ -29,6 +29,8 @@ final class Database {
   /// varying number of placeholders (`IN (?, ?, …)`) would otherwise add one a shape.
   private var statements: [String: (statement: Statement, used: UInt64)] = [:]
   private var uses: UInt64 = 0
+  /// Write transactions begun on this connection (see ``changeToken()``).
+  private var writes = 0
   /// The most statements kept prepared; the least recently used goes first.
   static let statementCacheLimit = 64
 
@@ -364,7 +366,10 @@ final class Database {
     }
     do { try execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
     transaction = .write
-    defer { transaction = nil }
+    defer {
+      transaction = nil
+      writes += 1
+    }
     do throws(CatalogueError) {
       let result = try body()
       do { try execute("COMMIT") } catch { throw CatalogueError.database(error) }
@@ -415,6 +420,24 @@ final class Database {
 
   /// Rows changed by the last statement. The corresponding C function is `sqlite3_changes`.
   var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// What the database's contents are, as far as this connection can tell: it differs from
+  /// the last one read whenever anything was committed since, by this connection (every
+  /// write transaction, and every row any statement changed) or by another (`PRAGMA
+  /// data_version`). Read inside a transaction, it is the snapshot's. What is remembered
+  /// from reads is valid while it stays the same. The corresponding C function is
+  /// `sqlite3_total_changes64`.
+  func changeToken() throws(DatabaseError) -> ChangeToken {
+    let version = try query("PRAGMA data_version") { $0.int(0) }.first ?? 0
+    return ChangeToken(dataVersion: version, changes: Int(sqlite3_total_changes64(handle)), writes: writes)
+  }
+
+  /// See ``changeToken()``.
+  struct ChangeToken: Equatable {
+    var dataVersion: Int
+    var changes: Int
+    var writes: Int
+  }
 
   fileprivate var rawHandle: OpaquePointer { handle }
 }

@@ -165,7 +165,7 @@ extension Pages {
       main.append(nothingFound(filters))
     } else if filters.view == .grid {
       main.append(#"<ul class="cards">"#)
-      for summary in page.reviews { main += HTML.cardItem(card(summary), lazy: true, heading: 2) }
+      for summary in page.reviews { main.append(HTML.cardItem(card(summary), lazy: true, heading: 2)) }
       main.append("</ul>")
     } else {
       main += listTable(page.reviews)
