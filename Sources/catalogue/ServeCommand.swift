@@ -90,13 +90,15 @@ extension Commands {
       uploads.remove()
       throw error
     }
-    let shown = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
-    Terminal.print("Serving \(context.libraryPath) at http://\(shown):\(server.port)/ (Ctrl-C stops)")
+    // What limits the server is said before the line that says it serves: whoever waits for
+    // that line has read the note too.
     if let reason = service.readOnlyReason {
       let why = CatalogueError.readOnlyLibrary(path: context.libraryPath, reason: reason).description
       Terminal.printError(
         "note: \(why.replacingOccurrences(of: " (nothing was changed)", with: "")); serving readers only")
     }
+    let shown = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
+    Terminal.print("Serving \(context.libraryPath) at http://\(shown):\(server.port)/ (Ctrl-C stops)")
     Signals.onFirstSignal { number in
       let name = number == SIGINT ? "Ctrl-C" : "SIGTERM"
       _ = Terminal.write(

@@ -50,7 +50,9 @@ struct EndToEndReviewerTests {
     let form = try browser.get("/new")
     #expect(form.status == 200)
     #expect(form.text.contains(#"enctype="multipart/form-data""#))
-    #expect(form.headers["Cache-Control"] == "private, no-store", "a reviewer's page is kept by no cache")
+    // Kept by this browser alone, for Back (its token must come back with it), never by a proxy.
+    #expect(form.headers["Cache-Control"] == "private, no-cache")
+    #expect(form.headers["Vary"] == "Cookie")
     #expect(Browser.hiddenField("csrf", in: form.text, after: #"<form class="editor""#) == (try browser.csrfToken()))
 
     var new = Multipart()
