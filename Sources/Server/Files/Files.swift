@@ -318,26 +318,20 @@ enum Files {
         filename.unicodeScalars.map { scalar in
           (0x20..<0x7F).contains(scalar.value) && !"\"\\%".unicodeScalars.contains(scalar) ? scalar : "_"
         }))
-    var encoded = ""
-    for byte in filename.utf8 {
-      // RFC 8187's attr-char: letters, digits and !#$&+-.^_`|~ go as they are.
-      if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        || Array("!#$&+-.^_`|~".utf8).contains(byte)
-      {
-        encoded.unicodeScalars.append(Unicode.Scalar(byte))
-      } else {
-        encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-      }
-    }
+    // RFC 8187's attr-char: letters, digits and !#$&+-.^_`|~ go as they are.
+    let encoded = percentEncoded(filename, keeping: "!#$&+-.^_`|~")
     return #"\#(type); filename="\#(fallback)"; filename*=UTF-8''\#(encoded)"#
   }
 
   /// `text` percent-encoded for a query value: every byte but ASCII letters, digits and -._~.
-  static func queryEncoded(_ text: String) -> String {
+  static func queryEncoded(_ text: String) -> String { percentEncoded(text, keeping: "-._~") }
+
+  /// `text`'s UTF-8 with every byte but ASCII letters, digits and those in `kept` as `%XX`.
+  private static func percentEncoded(_ text: String, keeping kept: String) -> String {
     var encoded = ""
     for byte in text.utf8 {
       if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        || Array("-._~".utf8).contains(byte)
+        || kept.utf8.contains(byte)
       {
         encoded.unicodeScalars.append(Unicode.Scalar(byte))
       } else {
