@@ -1,6 +1,7 @@
 @testable import Catalogue
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Listing, filtering, searching")
 struct ListTests {
@@ -76,6 +77,34 @@ struct ListTests {
     // SQL on the connection outside any transaction (what a repair may run).
     try reader.database.execute("UPDATE reviews SET rating = 5 WHERE category = 'tv'")
     #expect(try reader.list(ReviewQuery(minimumRating: 5)).total == 4)
+  }
+
+  /// Covers' image records are remembered by a connection (a grid shows the same pictures
+  /// page after page) only while nothing changed: another connection's change to a record, or
+  /// the connection's own, shows at the next page.
+  @Test func coversFollowEveryChangeToTheirImageRecords() throws {
+    let test = try Self.sample()
+    let first = try #require(try test.library.list().reviews.first)
+    _ = try test.library.attach(files: [Fixture.image("baseline.jpg")], to: first.id)
+    let reader = try Library(opening: test.path, upgrading: false)
+    let covered = try #require(try reader.list().reviews.first { $0.cover != nil })
+    let sha256 = try #require(covered.cover?.sha256)
+    let width = try #require(covered.cover?.thumbnailWidth)
+    func shownWidth() throws -> Int? {
+      try reader.list().reviews.first { $0.id == covered.id }?.cover?.thumbnailWidth
+    }
+    #expect(try reader.storedImage(sha256: sha256)?.thumbnailWidth == width)
+
+    // Another connection (as `check --repair` beside a server) changes the record.
+    let other = try Library(opening: test.path, upgrading: false)
+    try other.database.execute("UPDATE images SET thumbnail_width = \(width - 1) WHERE sha256 = '\(sha256)'")
+    #expect(try reader.storedImage(sha256: sha256)?.thumbnailWidth == width - 1)
+    #expect(try shownWidth() == width - 1)
+
+    // The connection's own SQL, outside any transaction.
+    try reader.database.execute("UPDATE images SET thumbnail_width = \(width - 2) WHERE sha256 = '\(sha256)'")
+    #expect(try reader.storedImage(sha256: sha256)?.thumbnailWidth == width - 2)
+    #expect(try shownWidth() == width - 2)
   }
 
   /// One set of rules reads a list query typed for any front end: only the names in the

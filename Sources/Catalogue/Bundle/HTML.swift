@@ -279,7 +279,9 @@ public enum HTML {
     html += #"">"#
     append(escaped: card.title, to: &html)
     html += "</a></h" + level + ">\n"
-    html += #"<p class="facts">"# + facts(card.rating, card.category, card.favorite) + "</p>\n</li>"
+    html += #"<p class="facts">"#
+    appendFacts(card.rating, card.category, card.favorite, to: &html)
+    html += "</p>\n</li>"
     return html
   }
 
@@ -373,13 +375,25 @@ public enum HTML {
 
   /// Stars, category and the favourite mark, as a review's header and a card show them.
   public static func facts(_ rating: Int, _ category: Category, _ favorite: Bool) -> String {
-    let filled = min(max(rating, 0), 5)
-    let stars = String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
-    var text =
-      #"<span class="stars" role="img" aria-label="\#(filled) of 5 stars" title="\#(filled) of 5 stars">\#(stars)</span>"#
-      + #" <span class="category">\#(escape(category.displayName))</span>"#
-    if favorite { text += #" <span class="favorite">♥ Favourite</span>"# }
+    var text = ""
+    appendFacts(rating, category, favorite, to: &text)
     return text
+  }
+
+  /// ``facts(_:_:_:)`` written at the end of `html`.
+  static func appendFacts(_ rating: Int, _ category: Category, _ favorite: Bool, to html: inout String) {
+    html += starSpans[min(max(rating, 0), 5)]
+    html += #" <span class="category">"#
+    append(escaped: category.displayName, to: &html)
+    html += favorite ? #"</span> <span class="favorite">♥ Favourite</span>"# : "</span>"
+  }
+
+  /// The stars of each rating from 0 to 5, as ``facts(_:_:_:)`` shows them: made once, not for
+  /// every card.
+  private static let starSpans = (0...5).map { filled in
+    let stars = String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)
+    return #"<span class="stars" role="img" aria-label="\#(filled) of 5 stars" title="\#(filled) of 5 stars">"#
+      + stars + "</span>"
   }
 
   /// The picture's display, linking to its original; its `alt` is the review's description

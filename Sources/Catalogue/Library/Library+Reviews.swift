@@ -269,6 +269,15 @@ extension Library {
 
   /// A stored image from its record's columns; a value no build writes is a damaged record.
   func storedImage(_ row: ImageRow) throws(CatalogueError) -> StoredImage {
+    if let made = storedImages[row.sha256], made.row == row { return made.image }
+    let image = try makeStoredImage(row)
+    if storedImages.count >= Self.storedImageLimit { storedImages.removeAll(keepingCapacity: true) }
+    storedImages[row.sha256] = (row, image)
+    return image
+  }
+
+  /// Makes what ``storedImage(_:)`` gives.
+  private func makeStoredImage(_ row: ImageRow) throws(CatalogueError) -> StoredImage {
     let what = "image \(row.sha256.prefix(12))"
     let format = try RecordValue.format(row.format, of: what)
     let thumbnailFormat = try RecordValue.format(row.thumbnailFormat, of: what)

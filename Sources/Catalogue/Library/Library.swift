@@ -13,7 +13,14 @@ public final class Library {
   /// The records (in the library's SQLite file): every record goes through them.
   let records: any RecordStore
   /// How thumbnails are made; a library setting.
-  public internal(set) var thumbnailSpec: ThumbnailSpec
+  public internal(set) var thumbnailSpec: ThumbnailSpec {
+    didSet { if thumbnailSpec != oldValue { storedImages.removeAll() } }
+  }
+  /// Stored images made from their records (see ``storedImage(_:)``), by hash, each with the
+  /// record it was made from: a grid makes the same covers page after page.
+  var storedImages: [String: (row: ImageRow, image: StoredImage)] = [:]
+  /// The most stored images kept.
+  static let storedImageLimit = 4096
   /// Limits for decoding imports; the pixel budget is a library setting.
   public private(set) var decodeOptions: DecodeOptions
   /// The largest file an import reads, in bytes: a library setting, by default four bytes a

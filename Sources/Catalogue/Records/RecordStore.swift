@@ -168,7 +168,7 @@ struct SummaryRow {
 }
 
 /// An image record's fields, as stored.
-struct ImageRow {
+struct ImageRow: Equatable {
   var sha256: String
   var format: String
   var width: Int

@@ -22,6 +22,8 @@ final class SQLiteRecords: RecordStore {
     var token: Database.ChangeToken?
     var counts: [Count: Int] = [:]
     var categories: [String]?
+    /// Image records by hash: a grid's covers, and the pictures its thumbnails are asked for.
+    var images: [String: ImageRow] = [:]
 
     struct Count: Hashable {
       let sql: String
@@ -30,6 +32,8 @@ final class SQLiteRecords: RecordStore {
 
     /// The most counts kept: filters a reader tries in turn.
     static let countLimit = 64
+    /// The most image records kept (about 200 bytes each).
+    static let imageLimit = 4096
   }
 
   /// What is remembered, forgotten first if the database has changed since (`token` is the
@@ -573,28 +577,53 @@ final class SQLiteRecords: RecordStore {
   private func summaryRows(seqs: [Int]) throws(DatabaseError) -> [SummaryRow] {
     guard !seqs.isEmpty else { return [] }
     let placeholders = Array(repeating: "?", count: seqs.count).joined(separator: ", ")
-    let rows = try database.query(
+    // The cover's image record from those remembered: a grid shows the same pictures again.
+    var covers: [String?] = []
+    var rows = try database.query(
       """
-      SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated,
-        (SELECT count(*) FROM review_images n WHERE n.review = r.id),
-        \(Self.imageColumns), r.created_by, r.updated_by, c.alt
+      SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated, r.created_by,
+        r.updated_by, (SELECT count(*) FROM review_images n WHERE n.review = r.id), c.image, c.alt
       FROM reviews r
       LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
-      LEFT JOIN images i ON i.sha256 = c.image
       WHERE r.seq IN (\(placeholders))
       """, seqs.map { SQLValue($0) }
     ) { row in
-      (
+      covers.append(row.optionalText(11))
+      return (
         row.int(0),
         SummaryRow(
           id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
-          created: row.text(6), updated: row.text(7), imageCount: row.int(8),
-          cover: row.optionalText(9) == nil ? nil : ImageRow(row, from: 9), coverAlt: row.optionalText(22),
-          createdBy: row.optionalText(20), updatedBy: row.optionalText(21))
+          created: row.text(6), updated: row.text(7), imageCount: row.int(10), cover: nil,
+          coverAlt: row.optionalText(12), createdBy: row.optionalText(8), updatedBy: row.optionalText(9))
       )
+    }
+    try rememberImageRows(covers.compactMap { $0 })
+    for index in rows.indices {
+      guard let sha256 = covers[index] else { continue }
+      // A link's image always has a record (a foreign key): one missing is a damaged library,
+      // for `check` to find; the card shows no cover meanwhile.
+      rows[index].1.cover = remembered.images[sha256]
     }
     let bySeq = Dictionary(rows, uniquingKeysWith: { first, _ in first })
     return seqs.compactMap { bySeq[$0] }
+  }
+
+  /// Brings the image records of `hashes` (at most ``Remembered/imageLimit``) into those
+  /// remembered since the database last changed, reading the others in one statement; a hash
+  /// with no record stays out.
+  private func rememberImageRows(_ hashes: [String]) throws(DatabaseError) {
+    guard !hashes.isEmpty else { return }
+    remembering(since: try database.changeToken())
+    let missing = hashes.filter { remembered.images[$0] == nil }
+    guard !missing.isEmpty else { return }
+    let placeholders = Array(repeating: "?", count: missing.count).joined(separator: ", ")
+    let read = try database.query(
+      "SELECT \(Self.imageColumns) FROM images i WHERE i.sha256 IN (\(placeholders))", missing.map { SQLValue.text($0) }
+    ) { ImageRow($0, from: 0) }
+    if remembered.images.count + read.count > Remembered.imageLimit {
+      remembered.images.removeAll(keepingCapacity: true)
+    }
+    for row in read { remembered.images[row.sha256] = row }
   }
 
   // MARK: Images and links
@@ -652,9 +681,8 @@ final class SQLiteRecords: RecordStore {
 
   func imageRow(sha256: String) throws(CatalogueError) -> ImageRow? {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT \(Self.imageColumns) FROM images i WHERE i.sha256 = ?", [.text(sha256)]) {
-        ImageRow($0, from: 0)
-      }.first
+      try rememberImageRows([sha256])
+      return remembered.images[sha256]
     }
   }
 
