@@ -125,7 +125,11 @@ struct PageJSONTests {
     return JSONShape.Summary(
       summary,
       urls: urls
-        ? { JSONShape.ImageURLs(original: "/originals/\($0.sha256)?\(text(5))", thumbnail: text(6), display: text(7)) }
+        ? {
+          JSONShape.ImageURLs(
+            original: "/originals/\($0.sha256)?\(text(5))", thumbnail: text(6),
+            thumbnail2x: index % 4 == 0 ? nil : text(9), display: text(7), display2x: index % 5 < 2 ? nil : text(10))
+        }
         : nil)
   }
 

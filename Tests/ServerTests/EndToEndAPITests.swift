@@ -41,6 +41,8 @@ struct EndToEndAPITests {
     #expect(urls["original"] == "/originals/\(sha256).jpg")
     #expect(urls["thumbnail"] == "/thumbnails/\(sha256)-256-fit-q85.jpg")
     #expect(urls["display"] == "/display/\(sha256)-1600-fit-q85-progressive")
+    // Arrival's cover (baseline.jpg, 120 by 80) is no larger than its thumbnail: nothing at 2×.
+    #expect(urls["thumbnail2x"] == nil && urls["display2x"] == nil)
     #expect(reviews.first { $0["title"] as? String == "Dune" }?["cover"] is NSNull)
 
     let id = try #require(arrival["id"] as? String)

@@ -86,6 +86,39 @@ struct HighDensityTests {
     #expect(try site.openLibrary().check().isHealthy)
   }
 
+  @Test func theAPIGivesThe2xAddressesThePagesOffer() throws {
+    let site = try Site()
+    let review = try site.openLibrary().create(
+      ReviewDraft(title: "Wide", rating: 4, category: "movie"),
+      attaching: [
+        try Self.widePicture(in: site.folder), Fixture.image("large-1600x1200.jpg"), Fixture.image("baseline.jpg"),
+      ])
+    let shown = try site.ask("GET", "/api/reviews/\(review.id)").object()
+    let images = try #require(shown["images"] as? [[String: Any]])
+    let urls = try images.map { try #require($0["urls"] as? [String: String]) }
+    let hashes = review.images.map(\.image.sha256)
+    #expect(urls.count == 3)
+    // 2400 × 1200: larger than both renditions.
+    #expect(urls[0]["thumbnail2x"] == "/thumbnails/\(hashes[0])-256-fit-q85@2x.jpg")
+    #expect(urls[0]["display2x"] == "/display/\(hashes[0])-1600-fit-q85-progressive@2x")
+    // 1600 × 1200: larger than the thumbnail, the display rendition's size already.
+    #expect(urls[1]["thumbnail2x"] == "/thumbnails/\(hashes[1])-256-fit-q85@2x.jpg")
+    #expect(urls[1]["display2x"] == nil)
+    // 120 × 80: nothing sharper at all.
+    #expect(urls[2]["thumbnail2x"] == nil && urls[2]["display2x"] == nil)
+    for (index, addresses) in urls.enumerated() {
+      for (key, url) in addresses where key != "original" {
+        let answer = site.ask("GET", url)
+        #expect(answer.status == 200, "\(key) of picture \(index + 1)")
+        #expect(answer.headers["Content-Type"] == "image/jpeg", "\(key) of picture \(index + 1)")
+      }
+    }
+    // The list's cover carries them too.
+    let list = try site.ask("GET", "/api/reviews").object()
+    let cover = try #require((list["reviews"] as? [[String: Any]])?.first?["cover"] as? [String: Any])
+    #expect((cover["urls"] as? [String: String]) == urls[0])
+  }
+
   @Test func the2xThumbnailIsServedAndMadeAgainWhenMissing() throws {
     let site = try Site()
     let review = try site.openLibrary().create(

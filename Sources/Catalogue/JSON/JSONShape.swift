@@ -9,13 +9,23 @@ public enum JSONShape {
   public struct ImageURLs: Encodable, Sendable, Equatable {
     public var original: String
     public var thumbnail: String
+    /// The thumbnail made at twice its size, for screens of twice the density; absent when
+    /// the picture is no larger than the thumbnail.
+    public var thumbnail2x: String?
     /// The display rendition (longest edge 1600, JPEG or PNG) for the review page.
     public var display: String
+    /// The display rendition at twice its size; absent when the picture is no larger than
+    /// the display rendition.
+    public var display2x: String?
 
-    public init(original: String, thumbnail: String, display: String) {
+    public init(
+      original: String, thumbnail: String, thumbnail2x: String? = nil, display: String, display2x: String? = nil
+    ) {
       self.original = original
       self.thumbnail = thumbnail
+      self.thumbnail2x = thumbnail2x
       self.display = display
+      self.display2x = display2x
     }
   }
 

@@ -40,10 +40,18 @@ extension JSONShape.Summary {
       if let urls = cover.urls {
         out.raw(",\"urls\":{\"display\":")
         out.string(urls.display)
+        if let display2x = urls.display2x {
+          out.raw(",\"display2x\":")
+          out.string(display2x)
+        }
         out.raw(",\"original\":")
         out.string(urls.original)
         out.raw(",\"thumbnail\":")
         out.string(urls.thumbnail)
+        if let thumbnail2x = urls.thumbnail2x {
+          out.raw(",\"thumbnail2x\":")
+          out.string(thumbnail2x)
+        }
         out.raw("}")
       }
       out.raw("}")

@@ -281,7 +281,9 @@ enum Files {
 
   /// Where the server serves a picture's original, thumbnail and display rendition.
   static func urls(_ image: StoredImage) -> JSONShape.ImageURLs {
-    JSONShape.ImageURLs(original: originalURL(image), thumbnail: thumbnailURL(image), display: displayURL(image))
+    JSONShape.ImageURLs(
+      original: originalURL(image), thumbnail: thumbnailURL(image), thumbnail2x: highDensityThumbnailURL(image),
+      display: displayURL(image), display2x: highDensityDisplayURL(image))
   }
 
   static func originalURL(_ image: StoredImage) -> String {
