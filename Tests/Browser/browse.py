@@ -7,8 +7,9 @@ Against a running `catalogue serve` at URL whose library holds at least one revi
 picture and a reviewer NAME with PASSWORD: browses as a reader, is refused an edit page, signs
 in, adds a review with the JPEG, uploads the HEIC to it, finds the new review's cover in the
 grid and both pictures on its page (the HEIC through its JPEG display rendition), then signs
-out and is refused the edit page again. Writes grid.png and review.png (and failure.png when
-a step cannot go on) into SCREENSHOTS.
+out and is refused the edit page again; then, in a browser with a screen of twice the density,
+checks that the grid's covers come from their 2× thumbnails. Writes grid.png and review.png
+(and failure.png when a step cannot go on) into SCREENSHOTS.
 
 Prints each check that failed and a closing count; the exit status is 0 only when every check
 passed. Tests/ServerTests/BrowserTests.swift runs it inside `swift test`; scripts/install-packages
@@ -447,6 +448,51 @@ class Browse:
         self.check(not problems, "no script error or blocked resource in the console", "; ".join(problems))
 
 
+def dense_screen(browse, profile):
+    """On a screen of twice the density, the grid's covers come from the 2× thumbnails: the
+    file the browser chose (`currentSrc`) and the pixels it decoded, twice the size shown; a
+    cover with nothing sharper is its 1× file."""
+    driver = start_browser(profile, scale=2)
+    try:
+        driver.get(browse.base + "/")
+        states = []
+        for image in driver.find_elements(By.CSS_SELECTOR, "ul.cards img"):
+            wait_for_image(driver, image)
+            states.append(
+                driver.execute_script(
+                    "const i = arguments[0];"
+                    "return {current: i.currentSrc, srcset: i.getAttribute('srcset'), src: i.src,"
+                    " naturalWidth: i.naturalWidth, width: Number(i.getAttribute('width'))};",
+                    image,
+                )
+            )
+        sharp = [state for state in states if state["srcset"]]
+        browse.check(bool(sharp), "at 2×: the grid offers a cover at 2×", f"{len(states)} covers")
+        for state in states:
+            name = state["src"].rsplit("/", 1)[-1]
+            if state["srcset"]:
+                # `naturalWidth` is divided by the density the browser chose: the file's own
+                # width is read from a picture loaded without one.
+                pixels = driver.execute_async_script(
+                    "const done = arguments[arguments.length - 1], i = new Image();"
+                    "i.onload = () => done(i.naturalWidth); i.onerror = () => done(0); i.src = arguments[0];",
+                    state["current"],
+                )
+                browse.check(
+                    "@2x." in state["current"] and abs(pixels - 2 * state["width"]) <= 1,
+                    f"at 2×: {name} is shown from its 2× thumbnail, at twice its width",
+                    f"{state['current']}, {pixels} pixels wide for {state['width']}",
+                )
+            else:
+                browse.check(
+                    state["current"] == state["src"] and state["naturalWidth"] > 0,
+                    f"at 2×: {name}, with nothing sharper, is its 1× file",
+                    state["current"],
+                )
+    finally:
+        driver.quit()
+
+
 class StepFailed(Exception):
     """A step the rest of the walk depends on could not be done."""
 
@@ -484,6 +530,11 @@ def main():
                 pass
         finally:
             driver.quit()
+    with tempfile.TemporaryDirectory(prefix="catalogue-browser-") as profile:
+        try:
+            dense_screen(browse, profile)
+        except WebDriverException as error:
+            browse.check(False, "at 2×: the grid could not be looked at", f"{type(error).__name__}: {error}".strip())
     seconds = time.monotonic() - started
     print(f"browser: {browse.passed} passed, {len(browse.failed)} failed")
     print(f"in {seconds:.1f} s")

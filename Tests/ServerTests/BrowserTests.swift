@@ -6,7 +6,8 @@ import TestSupport
 
 /// The catalogue in a real browser: `Tests/Browser/browse.py` drives Debian's chromium through
 /// Selenium against the built `catalogue serve`, first as a reader, then as a reviewer who adds
-/// a review with a JPEG and a HEIC, then signed out again; `Tests/Browser/access.py` runs
+/// a review with a JPEG and a HEIC, then signed out again, and on a screen of twice the density
+/// (covers from their 2× thumbnails); `Tests/Browser/access.py` runs
 /// axe-core on every page, light and dark, at 1280 and 320 pixels, and adds a review with the
 /// keyboard alone. One browser at a time: the machine may have two cores.
 ///
