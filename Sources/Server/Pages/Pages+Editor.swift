@@ -90,18 +90,10 @@ extension Pages {
       notices = keptNotice(kept, pictures: true)
     }
     if form.token == nil { form.token = Secrets.make() }
-    var page = newReviewPage(exchange, form: form, categories: categories, notices: notices, problems: [], status: 200)
-    // Back to this page must give it as it was, with the token it was sent with, script or
-    // not: a browser keeps a page it was told not to store nowhere, asks for it afresh, and
-    // gets a new token, so that Add pressed again would add the review twice. Private: only
-    // this browser keeps it.
-    page.headers.set("Cache-Control", keptOnBack)
-    return page
+    // Kept by the browser for Back (the route is `keptOnBack`): asked afresh, the page would
+    // come with a new token, and Add pressed again would add the review twice.
+    return newReviewPage(exchange, form: form, categories: categories, notices: notices, problems: [], status: 200)
   }
-
-  /// The `Cache-Control` of a reviewer's page a browser may keep for Back, never a proxy:
-  /// the new-review form, whose token tells a second sending from a new review.
-  static let keptOnBack = "private, no-cache"
 
   /// `POST /new`: adds the review with its pictures, all or nothing, as `catalogue add` does.
   /// A form sent again (Back, then Add; a double click) adds no second review: the second

@@ -47,6 +47,10 @@ struct Route: Sendable {
   /// Whether the route takes a review's form, typed by hand: when its session has ended or its
   /// token is out of date, the form is kept for the reviewer to save once back, not dropped.
   let keepsForm: Bool
+  /// Whether a reviewer's Back must give the page as it was sent (a form whose token a second
+  /// press must carry again): kept by the browser (`private, no-cache`) rather than stored by
+  /// no one (`private, no-store`), as every other page a reviewer is shown.
+  let keptOnBack: Bool
   /// For a file route, whether this request has work to do before its file can be served (a
   /// picture to make), decided from its head: it then runs on a worker.
   let needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)?
@@ -61,7 +65,7 @@ struct Route: Sendable {
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none, file: Bool = false,
     checksOwnForgery: Bool = false, cacheable: Bool = false,
-    keepsForm: Bool = false,
+    keepsForm: Bool = false, keptOnBack: Bool = false,
     needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)? = nil,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
   ) {
@@ -76,6 +80,7 @@ struct Route: Sendable {
     self.checksOwnForgery = checksOwnForgery
     self.isCacheable = cacheable && method == "GET"
     self.keepsForm = keepsForm
+    self.keptOnBack = keptOnBack
     self.needsWork = needsWork
     self.handler = handler
   }

@@ -28,7 +28,7 @@ enum Routes {
     Route("GET", "/sign-in", Pages.signInForm),
     Route("POST", "/sign-in", body: .form, checksOwnForgery: true, Pages.signIn),
     Route("POST", "/sign-out", body: .form, Pages.signOut),
-    Route("GET", "/new", access: .reviewer, Pages.newReviewForm),
+    Route("GET", "/new", access: .reviewer, keptOnBack: true, Pages.newReviewForm),
     Route("POST", "/new", access: .reviewer, body: .upload, keepsForm: true, Pages.createReview),
     Route("GET", "/reviews/:id/edit", access: .reviewer, Pages.editForm),
     Route("POST", "/reviews/:id/edit", access: .reviewer, body: .form, keepsForm: true, Pages.saveReview),

@@ -72,17 +72,16 @@ struct AnswerFailures: Step {
   }
 }
 
-/// What a signed-in reviewer is shown (or a browser with a session cookie) is kept by no cache.
+/// What a signed-in reviewer is shown (or a browser with a session cookie) is kept by no
+/// cache; a page of a route ``Route/keptOnBack`` by the reviewer's browser alone.
 struct KeepReviewersPagesPrivate: Step {
   func handle(
     _ passage: inout Passage, service: CatalogueService, next: (inout Passage) throws(Failure) -> HTTPResponse
   ) throws(Failure) -> HTTPResponse {
     var response = try next(&passage)
     if passage.identity != nil || passage.head.cookies[CookieName.session] != nil {
-      // A page that must come back as it was on Back says so itself (`Pages.keptOnBack`).
-      if response.headers["Cache-Control"] != Pages.keptOnBack {
-        response.headers.set("Cache-Control", "private, no-store")
-      }
+      let keptOnBack = passage.route.keptOnBack && response.status == 200
+      response.headers.set("Cache-Control", keptOnBack ? "private, no-cache" : "private, no-store")
       response.headers.add("Vary", "Cookie")
     }
     return response
