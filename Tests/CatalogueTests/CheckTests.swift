@@ -59,6 +59,62 @@ struct CheckTests {
     for (path, bytes) in before { #expect(now[path] == bytes, "\(path) changed", sourceLocation: sourceLocation) }
   }
 
+  /// The grid's card of each review (how many pictures, the cover, its description), kept on
+  /// the review's row, follows every change of its pictures, by the library or by hand.
+  @Test func aReviewsCardFollowsEveryChangeOfItsPictures() throws {
+    let (test, reviews) = try Self.healthy()
+    let library = test.library
+    let id = reviews[0].id
+    func card() throws -> (count: Int, cover: String?, alt: String?) {
+      let summary = try #require(try library.list().reviews.first { $0.id == id })
+      return (summary.imageCount, summary.cover?.sha256, summary.coverAlt)
+    }
+    func expectCard(_ count: Int, _ cover: String?, _ alt: String?, sourceLocation: SourceLocation = #_sourceLocation)
+      throws
+    {
+      let shown = try card()
+      #expect(
+        shown.count == count && shown.cover == cover && shown.alt == alt, "\(shown)", sourceLocation: sourceLocation)
+      let review = try library.review(id)
+      #expect(review.images.count == count, sourceLocation: sourceLocation)
+      #expect(review.images.first { $0.isCover }?.image.sha256 == cover, sourceLocation: sourceLocation)
+      #expect(try library.check().isHealthy, sourceLocation: sourceLocation)
+    }
+    let (large, palette) = (reviews[0].images[0].image.sha256, reviews[0].images[1].image.sha256)
+    try expectCard(2, large, nil)
+    try library.describe(id, image: "1", alt: "A gradient", caption: nil)
+    try expectCard(2, large, "A gradient")
+    try library.setCover(id, image: "2")
+    try expectCard(2, palette, nil)
+    try library.move(id, image: "2", to: 1)
+    try expectCard(2, palette, nil)
+    _ = try library.attach(files: [Fixture.image("orientation-6.jpg")], to: id)
+    try expectCard(3, palette, nil)
+    _ = try library.detach(id, image: palette)
+    try expectCard(2, large, "A gradient")
+    // By hand, in the sqlite3 shell: the triggers are in the file.
+    try library.database.execute("DELETE FROM review_images WHERE review = '\(id)' AND position = 2")
+    try expectCard(1, large, "A gradient")
+    try library.database.execute("UPDATE review_images SET alt = 'Changed by hand' WHERE review = '\(id)'")
+    try expectCard(1, large, "Changed by hand")
+    try library.database.execute("DELETE FROM review_images WHERE review = '\(id)'")
+    try expectCard(0, nil, nil)
+    // The other review's card never moved.
+    let other = try #require(try library.list().reviews.first { $0.id == reviews[1].id })
+    #expect(other.imageCount == 2 && other.cover?.sha256 == large)
+  }
+
+  @Test func aCardOutOfStepIsFoundAndSetAgain() throws {
+    let (test, reviews) = try Self.healthy()
+    // As a tool that writes the file without the triggers (or a damaged page) could leave it.
+    try test.library.database.execute(
+      "UPDATE reviews SET image_count = 7, cover_alt = 'stale' WHERE id = '\(reviews[1].id)'")
+    #expect(try test.library.list().reviews.first { $0.id == reviews[1].id }?.imageCount == 7)
+    try breakAndRepair([(.cardOutOfStep, reviews[1].id)], repaired: true, test)
+    let card = try #require(try test.library.list().reviews.first { $0.id == reviews[1].id })
+    #expect(card.imageCount == 2 && card.coverAlt == nil)
+  }
+
   @Test func checkAndRepairChecksAgainAfterARealRepairOnly() throws {
     let (test, reviews) = try Self.healthy()
     let library = test.library

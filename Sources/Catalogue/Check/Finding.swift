@@ -12,6 +12,7 @@ public struct Finding: Sendable, Equatable, Hashable {
     case coverMissing = "cover-missing"
     case imagePositions = "image-positions"
     case invalidPictureText = "invalid-picture-text"
+    case cardOutOfStep = "card-out-of-step"
     // Originals.
     case missingOriginal = "missing-original"
     case originalSizeMismatch = "original-size-mismatch"

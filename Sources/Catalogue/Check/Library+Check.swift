@@ -329,6 +329,13 @@ extension Library {
             remedy: "repair numbers them again in the same order", repairable: true))
       }
     }
+    for review in try records.cardsOutOfStep() {
+      findings.append(
+        Finding(
+          kind: .cardOutOfStep, target: review,
+          problem: "the grid's card (how many pictures, the cover and its description) disagrees with its pictures",
+          remedy: "repair sets the card from the pictures again", repairable: true))
+    }
     return (findings, hints)
   }
 

@@ -189,6 +189,17 @@ extension Library {
       }
     }
 
+    // Cards (after the covers: a cover made is on its card already).
+    let cards = byKind[.cardOutOfStep] ?? []
+    if !cards.isEmpty {
+      if !dryRun {
+        try write { () throws(CatalogueError) in try self.records.refreshCards(of: cards.map(\.target)) }
+      }
+      for finding in cards {
+        did(finding, dryRun ? "would set the card from the pictures again" : "set the card from the pictures again")
+      }
+    }
+
     // Records that disagree with their originals.
     let records = try imageRecords()
     let bySHA = Dictionary(records.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })

@@ -198,7 +198,51 @@ enum Schema {
       sql: """
         CREATE INDEX review_images_card ON review_images (review, cover, image, alt);
         """),
+    // What a card shows of a review's pictures, kept on the review's own row by triggers on
+    // its links (``cardTriggers``): a page of 50 cards reads its 50 rows and nothing more.
+    // Schema 7's index still took two steps a card into entries ordered by the reviews' random
+    // ids, each most often a page of its own that a large library's cache no longer held.
+    Migration(
+      version: 8,
+      sql: """
+        ALTER TABLE reviews ADD COLUMN image_count INTEGER NOT NULL DEFAULT 0 CHECK (image_count >= 0);
+        ALTER TABLE reviews ADD COLUMN cover_image TEXT CHECK (length(cover_image) = 64);
+        ALTER TABLE reviews ADD COLUMN cover_alt TEXT CHECK (length(cover_alt) > 0);
+        \(cardTriggers)
+        \(refreshCards(where: "1"));
+        DROP INDEX review_images_card;
+        """),
   ]
+
+  /// The version that keeps each review's card on its row (``cardTriggers``).
+  static let cardVersion = 8
+
+  /// Sets the card columns of the reviews matching `condition` (on `reviews`) from their links:
+  /// how many pictures, the cover's hash and its description.
+  static func refreshCards(where condition: String) -> String {
+    """
+    UPDATE reviews SET
+      image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
+      cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover = 1),
+      cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover = 1)
+    WHERE \(condition)
+    """
+  }
+
+  /// The triggers that keep each review's card columns in step with its links, whatever
+  /// writes them (the catalogue, a repair, the sqlite3 shell). Only those columns change: the
+  /// search index's triggers, on the title and the body, do not run.
+  static let cardTriggers = """
+    CREATE TRIGGER review_images_card_insert AFTER INSERT ON review_images BEGIN
+      \(refreshCards(where: "id = new.review"));
+    END;
+    CREATE TRIGGER review_images_card_delete AFTER DELETE ON review_images BEGIN
+      \(refreshCards(where: "id = old.review"));
+    END;
+    CREATE TRIGGER review_images_card_update AFTER UPDATE ON review_images BEGIN
+      \(refreshCards(where: "id IN (old.review, new.review)"));
+    END;
+    """
 
   /// The version whose index ``connectionSQL`` keeps in step.
   static let searchIndexVersion = 5

@@ -134,6 +134,11 @@ protocol RecordStore: AnyObject {
   func foreignKeyViolations() throws(CatalogueError) -> [(table: String, parent: String)]
   func searchIndexInStep() throws(CatalogueError) -> Bool
   func rebuildSearchIndex() throws(CatalogueError)
+  /// The reviews whose card (how many pictures, the cover and its description, kept on the
+  /// review for the grid) disagrees with their links, by id.
+  func cardsOutOfStep() throws(CatalogueError) -> [String]
+  /// Sets the cards of the reviews `ids` from their links again.
+  func refreshCards(of ids: [String]) throws(CatalogueError)
 }
 
 /// A review's fields, as stored.

@@ -577,14 +577,15 @@ final class SQLiteRecords: RecordStore {
   private func summaryRows(seqs: [Int]) throws(DatabaseError) -> [SummaryRow] {
     guard !seqs.isEmpty else { return [] }
     let placeholders = Array(repeating: "?", count: seqs.count).joined(separator: ", ")
-    // The cover's image record from those remembered: a grid shows the same pictures again.
+    // What the card shows of the pictures is on the review's row (``Schema/cardTriggers``);
+    // the cover's image record comes from those remembered: a grid shows the same pictures
+    // again.
     var covers: [String?] = []
     var rows = try database.query(
       """
       SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated, r.created_by,
-        r.updated_by, (SELECT count(*) FROM review_images n WHERE n.review = r.id), c.image, c.alt
+        r.updated_by, r.image_count, r.cover_image, r.cover_alt
       FROM reviews r
-      LEFT JOIN review_images c ON c.review = r.id AND c.cover = 1
       WHERE r.seq IN (\(placeholders))
       """, seqs.map { SQLValue($0) }
     ) { row in
@@ -1023,6 +1024,26 @@ final class SQLiteRecords: RecordStore {
       // SQLITE_CORRUPT_VTAB (267) and plain SQLITE_CORRUPT both mean "out of step".
       if error.primaryCode == 11 { return false }
       throw .database(error)
+    }
+  }
+
+  func cardsOutOfStep() throws(CatalogueError) -> [String] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        """
+        SELECT r.id FROM reviews r
+        WHERE r.image_count IS NOT (SELECT count(*) FROM review_images l WHERE l.review = r.id)
+          OR r.cover_image IS NOT (SELECT l.image FROM review_images l WHERE l.review = r.id AND l.cover = 1)
+          OR r.cover_alt IS NOT (SELECT l.alt FROM review_images l WHERE l.review = r.id AND l.cover = 1)
+        ORDER BY r.id
+        """
+      ) { $0.text(0) }
+    }
+  }
+
+  func refreshCards(of ids: [String]) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      for id in ids { try database.run(Schema.refreshCards(where: "id = ?"), [.text(id)]) }
     }
   }
 

@@ -156,6 +156,8 @@ extension SQLiteRecords {
         report.tables.append(try copy(table, into: fresh))
       }
       try fresh.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')")
+      // The cards from the links as they were copied, whatever the copied rows said.
+      if (version ?? Schema.current) >= Schema.cardVersion { try fresh.run(Schema.refreshCards(where: "1")) }
       try fresh.execute("COMMIT")
       let check = try fresh.query("PRAGMA integrity_check") { $0.text(0) }
       guard check == ["ok"] else {
