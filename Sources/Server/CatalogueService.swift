@@ -114,9 +114,11 @@ public final class CatalogueService: HTTPService {
     // Whatever reads or writes the library runs on a worker, off the connections' threads,
     // which keep serving files and the readers' pages the cache holds: a write may wait for a
     // lock, a search may take a hundred milliseconds on a large library, a new connection opens
-    // the database. (Workers run at a lower priority, so thumbnails keep their pace.)
+    // the database. (Workers run at a lower priority, so thumbnails keep their pace; uploads,
+    // decoded whole and thumbnailed, lower still, so that readers' pages made afresh keep theirs.)
     let worker = route.isFile ? route.needsWork?(self, head, captures) == true : !isKeptPage(route, head)
-    return .read(limit, onWorker: worker, planned: RouteMatch(route: route, captures: captures))
+    return .read(
+      limit, onWorker: worker, planned: RouteMatch(route: route, captures: captures), background: route.body == .upload)
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {

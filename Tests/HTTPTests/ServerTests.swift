@@ -24,6 +24,28 @@ struct ServerTests {
     #expect(try client.request("GET", "/four").text == "hello /four")
   }
 
+  @Test("Workers run below the connections' threads, and background work below the workers")
+  func priorities() throws {
+    /// The nice value of the calling thread (field 19 of its stat line).
+    @Sendable func niceness() -> Int {
+      let stat = (try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8)) ?? ""
+      // The command name, in parentheses, may hold spaces: the fields are counted after it.
+      let fields = stat[(stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
+      return fields.count > 17 ? Int(fields[17]) ?? -100 : -100
+    }
+    let base = niceness()
+    let service = TestService(plan: { head in
+      .read(
+        BodyLimit(maximumBytes: 1 << 20), onWorker: head.path != "/connection", background: head.path == "/background")
+    }) { _ in textResponse("\(niceness())") }
+    let server = try startServer(service) { $0.workerNiceness = 5 }
+    defer { server.stop(grace: .seconds(1)) }
+    let client = try HTTPClient(port: server.port)
+    #expect(try client.request("GET", "/connection").text == "\(base)")
+    #expect(try client.request("GET", "/worker").text == "\(min(19, base + 5))")
+    #expect(try client.request("GET", "/background").text == "\(min(19, base + 19))")
+  }
+
   @Test("A body over the limit by its Content-Length is refused with 413 before it is read")
   func refusedByLength() throws {
     let reached = Shared(false)

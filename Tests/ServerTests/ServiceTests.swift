@@ -167,9 +167,19 @@ struct PictureRouteTests {
       #expect(
         site.service.plan(for: HTTPRequestHead(method: "GET", target: url, headers: HTTPHeaders([cookie]))) == .worker)
     }
+    // An upload (decoded whole, thumbnailed) runs below the pages; a form or JSON does not.
+    let token = site.bearer
+    for (method, url, place) in [
+      ("POST", "/api/reviews/\(review.id)/images", RequestPlan.Place.background),
+      ("POST", "/reviews/\(review.id)/images", .background), ("POST", "/new", .background),
+      ("PATCH", "/api/reviews/\(review.id)", .worker), ("POST", "/reviews/\(review.id)/edit", .worker),
+    ] {
+      let head = HTTPRequestHead(method: method, target: url, headers: HTTPHeaders([token]))
+      #expect(site.service.plan(for: head) == place, "\(method) \(url)")
+    }
     // The route is matched once, when the request is planned, and handed on with what it captured.
     guard
-      case .read(_, _, let planned) = site.service.plan(for: HTTPRequestHead(method: "GET", target: "/reviews/ab12"))
+      case .read(_, _, let planned, _) = site.service.plan(for: HTTPRequestHead(method: "GET", target: "/reviews/ab12"))
     else {
       Issue.record("a review page was not planned to be read")
       return
@@ -204,11 +214,12 @@ extension RequestPlan {
   static func == (plan: RequestPlan, place: Place) -> Bool {
     switch plan {
     case .respond: return place == .answered
-    case .read(_, let onWorker, _): return place == (onWorker ? .worker : .inline)
+    case .read(_, let onWorker, _, let background):
+      return place == (onWorker ? (background ? .background : .worker) : .inline)
     }
   }
 
-  enum Place { case inline, worker, answered }
+  enum Place { case inline, worker, background, answered }
 }
 
 @Suite("Signing in")

@@ -36,9 +36,10 @@ public final class HTTPServer: Sendable {
     System.limitMallocArenas(configuration.mallocArenas)
     let (socket, port) = try ListeningSocket.open(address: configuration.address, port: configuration.port)
     let core = ServerCore(service: service, configuration: configuration)
-    guard core.workers.start(), core.reaper.start() else {
+    guard core.workers.start(), core.background.start(), core.reaper.start() else {
       core.reaper.stop()
       core.workers.stop()
+      core.background.stop()
       System.closeFile(socket)
       throw HTTPServerError(
         "cannot start the HTTP server: no thread could be made (\(System.describe(errno))); raise the process's limits")
@@ -46,6 +47,7 @@ public final class HTTPServer: Sendable {
     guard let daemon = Daemon(listeningSocket: socket, configuration: configuration, core: core) else {
       core.reaper.stop()
       core.workers.stop()
+      core.background.stop()
       System.closeFile(socket)
       throw HTTPServerError(
         "cannot start the HTTP server on port \(port): libmicrohttpd refused to start (its message is above); "
@@ -114,7 +116,7 @@ public final class HTTPServer: Sendable {
       let (seconds, attoseconds) = grace.components
       let graceNanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
       let deadline = System.monotonicNanoseconds() + graceNanoseconds
-      while core.inFlight.load(ordering: .relaxed) > 0 || core.workers.pending.load(ordering: .relaxed) > 0,
+      while core.inFlight.load(ordering: .relaxed) > 0 || core.pendingWork > 0,
         System.monotonicNanoseconds() < deadline
       {
         System.sleep(microseconds: 2_000)
@@ -125,6 +127,7 @@ public final class HTTPServer: Sendable {
       daemon.stop()
       System.closeFile(socket)
       core.workers.stop()
+      core.background.stop()
       lifeCycle.withLock { $0 = .stopped(unfinished: unfinished) }
       finished.leave()
       return unfinished

@@ -14,6 +14,9 @@ public struct HTTPServerConfiguration: Sendable {
   /// How much lower the workers' priority is than the polling threads' (`nice`, 0–19), so that
   /// slow work yields to answering requests. Default 10.
   public var workerNiceness: Int = 10
+  /// How much lower the priority of the workers for background work is (`nice`, 0–19; see
+  /// ``RequestPlan/read(_:onWorker:planned:background:)``); as many as ``workers``. Default 19.
+  public var backgroundNiceness: Int = 19
   /// The most malloc arenas the process keeps (glibc's `M_ARENA_MAX`), shared by its threads;
   /// 0 leaves glibc's default. Default 2: a server's memory stays what its requests use.
   public var mallocArenas: Int = 2

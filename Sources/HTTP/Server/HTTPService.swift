@@ -6,8 +6,10 @@ public enum RequestPlan: Sendable {
   /// when `onWorker` on the worker pool (slow work: decoding pictures, writes that may wait for a
   /// lock), with the connection suspended meanwhile so that its thread serves the others.
   /// `planned` is what the plan found out (the route the head matched, say), handed back in
-  /// ``HTTPRequest/planned`` so that it is not found out twice.
-  case read(BodyLimit, onWorker: Bool, planned: (any Sendable)? = nil)
+  /// ``HTTPRequest/planned`` so that it is not found out twice. `background` work (decoding an
+  /// upload: long, and nobody waits for it as a reader waits for a page) runs on workers of its
+  /// own at the lowest priority, so that on a busy machine it yields to the other workers too.
+  case read(BodyLimit, onWorker: Bool, planned: (any Sendable)? = nil, background: Bool = false)
 }
 
 /// How much body a request may bring, and how a form is taken.

@@ -46,6 +46,8 @@ final class RequestContext: @unchecked Sendable {
   var pendingResponse: HTTPResponse?
   var intake: BodyIntake?
   var onWorker = false
+  /// On the background workers, when `onWorker`.
+  var inBackground = false
   /// What the plan found out, for the request.
   var planned: (any Sendable)?
   /// What the log says of the response queued.

@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
   let log: RequestLog
   let reaper: ConnectionReaper
   let workers: WorkerPool
+  /// The workers for background work, below the others.
+  let background: WorkerPool
   let inFlight = Atomic<Int>(0)
   /// Set once the server stops: responses then close their connections.
   let stopping = Atomic<Bool>(false)
@@ -25,6 +27,13 @@ final class ServerCore: Sendable {
       requestHeadTimeout: configuration.requestHeadTimeout, connectionTimeout: configuration.connectionTimeout,
       maximumConnections: configuration.maximumConnections)
     workers = WorkerPool(threads: configuration.workers, niceness: configuration.workerNiceness)
+    background = WorkerPool(
+      threads: configuration.workers, niceness: max(configuration.workerNiceness, configuration.backgroundNiceness))
+  }
+
+  /// Jobs queued or running on either pool.
+  var pendingWork: Int {
+    workers.pending.load(ordering: .relaxed) + background.pending.load(ordering: .relaxed)
   }
 
   // MARK: - Connections
@@ -128,7 +137,7 @@ final class ServerCore: Sendable {
       context.pendingResponse = response
       context.phase = .answerNext
       return true
-    case .read(let limit, let onWorker, let planned):
+    case .read(let limit, let onWorker, let planned, let background):
       if framing.hasBody {
         if let length = framing.contentLength, length > limit.maximumBytes {
           return refuse(
@@ -159,6 +168,7 @@ final class ServerCore: Sendable {
       }
       context.intake = BodyIntake(limit: limit, reader: reader, expected: framing.contentLength)
       context.onWorker = onWorker
+      context.inBackground = background
       context.planned = planned
       context.phase = .readingBody
       return true
@@ -198,7 +208,7 @@ final class ServerCore: Sendable {
     connection.suspend()
     working.withLock { $0[ObjectIdentifier(context)] = (context, connection) }
     let service = self.service
-    workers.submit { [self] in
+    (context.inBackground ? background : workers).submit { [self] in
       let go = context.work.withLock { work -> Bool in
         guard case .queued = work else { return false }
         work = .running
