@@ -190,6 +190,50 @@ struct EndToEndFormsTests {
     #expect(try site.library.show(id)["body"] as? String == "A long review, typed for an hour.")
   }
 
+  /// A picture's description typed while the session ended comes back in that picture's form
+  /// on the edit page after the sign-in, the review's fields as saved; nothing is saved before
+  /// the reviewer sends it again.
+  @Test func aPicturesDescriptionWhoseSessionEndedComesBackAfterTheSignIn() throws {
+    let site = try LiveSite()
+    let id = try site.library.addReview(
+      "Arrival", rating: 4, category: "movie", body: "Heptapods.",
+      pictures: [Fixture.image("baseline.jpg"), Fixture.image("rgb-8.png")])
+    let browser = Browser(site.server)
+    try #require(try browser.signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+    _ = try browser.get("/reviews/\(id)/edit")
+    let token = try #require(try browser.csrfToken())
+    browser.plant("catalogue_session", "ended-long-ago")
+    let typed = [
+      ("alt", "A gate of light over a dark plain"), ("caption", "The first contact,\nat dawn"), ("csrf", token),
+    ]
+    let sent = try browser.post(
+      "/reviews/\(id)/images/2/describe", typed, csrf: false, headers: [("Sec-Fetch-Site", "same-origin")])
+    #expect(sent.status == 303)
+    let location = try #require(sent.headers["Location"])
+    #expect(location.hasPrefix("/sign-in?next=/reviews/\(id)/edit%3Fkept%3D"), "\(location)")
+    let signIn = try browser.get(location)
+    let next = try #require(Browser.hiddenField("next", in: signIn.text))
+    #expect(try browser.signIn(LiveSite.reviewer, LiveSite.password, next: next).headers["Location"] == next)
+    let page = try browser.get(next)
+    #expect(page.status == 200)
+    #expect(page.text.contains("Your session had ended, so picture 2’s description was not saved."))
+    // In picture 2's form, not picture 1's; the review's fields as saved.
+    let second = try #require(page.text.range(of: "Description of picture 2"))
+    let first = try #require(page.text.range(of: "Description of picture 1"))
+    #expect(page.text[second.upperBound...].prefix(200).contains(#"value="A gate of light over a dark plain""#))
+    #expect(page.text[first.upperBound...].prefix(80).contains(#"name="alt" value="""#))
+    #expect(page.text.contains("The first contact,\nat dawn</textarea>"))
+    #expect(page.text.contains(#"name="title" value="Arrival""#))
+    let images = { () throws -> [[String: Any]] in try site.library.show(id)["images"] as? [[String: Any]] ?? [] }
+    #expect(try images().allSatisfy { $0["alt"] is NSNull }, "nothing saved before the reviewer says so")
+    // Sent again from the page: saved.
+    let again = try browser.post(
+      "/reviews/\(id)/images/2/describe",
+      [("alt", "A gate of light over a dark plain"), ("caption", "The first contact,\nat dawn")])
+    #expect(again.status == 303)
+    #expect(try images()[1]["alt"] as? String == "A gate of light over a dark plain")
+  }
+
   @Test func aFormOlderThanTheLastSignInIsKeptNotDropped() throws {
     let (site, browser, id) = try Self.site()
     let page = try browser.get("/reviews/\(id)/edit").text

@@ -185,15 +185,26 @@ extension Pages {
   /// upload form; with `kept`, the fields as they were typed before the session ended.
   @Sendable static func editForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
-    let (review, categories) = try exchange.library { (library) throws(CatalogueError) in
+    var (review, categories) = try exchange.library { (library) throws(CatalogueError) in
       (try library.review(reference), try library.categoriesInUse())
     }
     var form = ReviewForm(review)
     var notices = notice(exchange)
     if let (kept, id) = keptForm(exchange) {
-      form = kept.form
-      form.kept = id
-      notices = keptNotice(kept, pictures: false)
+      if let picture = kept.picture {
+        // A picture's description and caption: the review's fields as saved, and the picture's
+        // form with what was typed, to send again.
+        guard let index = review.images.firstIndex(where: { picture.names($0) }) else {
+          return redirect(to: reviewPath(review.id) + "/edit")
+        }
+        let said = review.images[index].text
+        review.images[index].text = PictureText(alt: picture.alt ?? said.alt, caption: picture.caption ?? said.caption)
+        notices = keptNotice(kept, pictures: false, what: "picture \(index + 1)’s description")
+      } else {
+        form = kept.form
+        form.kept = id
+        notices = keptNotice(kept, pictures: false)
+      }
     }
     if review.id != reference {
       return redirect(to: reviewPath(review.id) + "/edit" + (form.kept.map { "?kept=\($0)" } ?? ""))
@@ -403,12 +414,32 @@ extension Pages {
     return (kept, id)
   }
 
-  /// What a page filled from a kept form says first.
-  private static func keptNotice(_ kept: KeptForm, pictures: Bool) -> [String] {
+  /// Keeps the form of `passage`, of the `kind` its route takes, for its reviewer to save once
+  /// back: its id, and the page that shows it again (the page the form was sent to, or for a
+  /// picture's description the review's edit page); nil when it could not be kept.
+  static func keep(_ kind: KeptForm.Kind, _ passage: Passage, in forms: FormMemory, reason: KeptForm.Reason)
+    -> (id: String, path: String)?
+  {
+    switch kind {
+    case .review:
+      let path = passage.head.path
+      return forms.keep(ReviewForm(passage.form), path: path, reason: reason).map { ($0, path) }
+    case .pictureText:
+      guard let review = passage.captures["id"], let image = passage.captures["image"] else { return nil }
+      let path = reviewPath(review) + "/edit"
+      let picture = KeptPicture(image: image, alt: passage.form["alt"], caption: passage.form["caption"])
+      return forms.keep(ReviewForm(), picture: picture, path: path, reason: reason).map { ($0, path) }
+    }
+  }
+
+  /// What a page filled from a kept form says first; `what` names what was not saved, when it
+  /// is not the whole page's form.
+  private static func keptNotice(_ kept: KeptForm, pictures: Bool, what: String? = nil) -> [String] {
+    let unsaved = what.map { "so \($0) was not saved" } ?? "so nothing was saved"
     var text =
       kept.reason == .signedOut
-      ? "Your session had ended, so nothing was saved. What you typed is below: check it, then save it."
-      : "This form was older than your last sign-in, so nothing was saved. What you typed is below: check it, then save it."
+      ? "Your session had ended, \(unsaved). What you typed is below: check it, then save it."
+      : "This form was older than your last sign-in, \(unsaved). What you typed is below: check it, then save it."
     if pictures { text += " Pictures cannot be kept: choose them again." }
     return [#"<div class="notice" role="status" tabindex="-1" autofocus><p>\#(e(text))</p></div>"#]
   }

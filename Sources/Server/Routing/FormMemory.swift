@@ -105,11 +105,11 @@ final class FormMemory: Sendable {
 
   /// Keeps `form` (sent to `path`, for `reason`); the id it is kept under, or nil when it
   /// could not be (too many kept, or a disk that refuses).
-  func keep(_ form: ReviewForm, path: String, reason: KeptForm.Reason) -> String? {
+  func keep(_ form: ReviewForm, picture: KeptPicture? = nil, path: String, reason: KeptForm.Reason) -> String? {
     sweep()
     guard keptNames().count < Self.maximumKeptForms else { return nil }
     let id = Secrets.make()
-    let kept = KeptForm(path: path, reason: reason, form: form)
+    let kept = KeptForm(path: path, reason: reason, form: form, picture: picture)
     guard let data = try? JSONEncoder().encode(kept) else { return nil }
     let file = URL(fileURLWithPath: "\(folder)/\(Self.keptPrefix)\(id).json")
     do {
@@ -165,9 +165,35 @@ struct KeptForm: Codable, Sendable {
     case outOfDate
   }
 
+  /// Which form a route takes typed by hand (``Route/keepsForm``).
+  enum Kind: Sendable {
+    /// A review's fields: kept for the page the form was sent to.
+    case review
+    /// What a review says of one of its pictures: kept for the review's edit page, whose
+    /// fields are the review's as saved.
+    case pictureText
+  }
+
   var path: String
   var reason: Reason
   var form: ReviewForm
+  /// For a picture's description and caption: the picture (its position or hash, as sent) and
+  /// what was typed.
+  var picture: KeptPicture?
+}
+
+/// What was typed about a picture, kept.
+struct KeptPicture: Codable, Sendable, Equatable {
+  /// The picture as the form's address named it: its position, or a prefix of its hash.
+  var image: String
+  var alt: String?
+  var caption: String?
+
+  /// Whether `item` is the picture kept.
+  func names(_ item: ReviewImage) -> Bool {
+    if let position = Int(image) { return item.position == position }
+    return !image.isEmpty && item.image.sha256.hasPrefix(image.lowercased())
+  }
 }
 
 extension UInt8 {

@@ -44,9 +44,9 @@ struct Route: Sendable {
   let checksOwnForgery: Bool
   /// Whether readers' answers may be kept in the page cache until the library changes.
   let isCacheable: Bool
-  /// Whether the route takes a review's form, typed by hand: when its session has ended or its
-  /// token is out of date, the form is kept for the reviewer to save once back, not dropped.
-  let keepsForm: Bool
+  /// The form typed by hand the route takes, if any: when its session has ended or its token
+  /// is out of date, the form is kept for the reviewer to save once back, not dropped.
+  let keepsForm: KeptForm.Kind?
   /// Whether a reviewer's Back must give the page as it was sent (a form whose token a second
   /// press must carry again): kept by the browser (`private, no-cache`) rather than stored by
   /// no one (`private, no-store`), as every other page a reviewer is shown.
@@ -65,7 +65,7 @@ struct Route: Sendable {
   init(
     _ method: String, _ pattern: String, access: Access = .everyone, body: BodyKind = .none, file: Bool = false,
     checksOwnForgery: Bool = false, cacheable: Bool = false,
-    keepsForm: Bool = false, keptOnBack: Bool = false,
+    keepsForm: KeptForm.Kind? = nil, keptOnBack: Bool = false,
     needsWork: (@Sendable (CatalogueService, HTTPRequestHead, [String: String]) -> Bool)? = nil,
     _ handler: @escaping @Sendable (Exchange) throws(Failure) -> HTTPResponse
   ) {

@@ -29,9 +29,9 @@ enum Routes {
     Route("POST", "/sign-in", body: .form, checksOwnForgery: true, Pages.signIn),
     Route("POST", "/sign-out", body: .form, Pages.signOut),
     Route("GET", "/new", access: .reviewer, keptOnBack: true, Pages.newReviewForm),
-    Route("POST", "/new", access: .reviewer, body: .upload, keepsForm: true, Pages.createReview),
+    Route("POST", "/new", access: .reviewer, body: .upload, keepsForm: .review, Pages.createReview),
     Route("GET", "/reviews/:id/edit", access: .reviewer, Pages.editForm),
-    Route("POST", "/reviews/:id/edit", access: .reviewer, body: .form, keepsForm: true, Pages.saveReview),
+    Route("POST", "/reviews/:id/edit", access: .reviewer, body: .form, keepsForm: .review, Pages.saveReview),
     Route("GET", "/reviews/:id/delete", access: .reviewer, Pages.deleteForm),
     Route("POST", "/reviews/:id/delete", access: .reviewer, body: .form, Pages.deleteReview),
     Route("POST", "/reviews/:id/images", access: .reviewer, body: .upload, Pages.uploadPictures),
@@ -39,7 +39,9 @@ enum Routes {
     Route("POST", "/reviews/:id/images/:image/move", access: .reviewer, body: .form, Pages.movePicture),
     Route("POST", "/reviews/:id/images/:image/replace", access: .reviewer, body: .upload, Pages.replacePicture),
     Route("POST", "/reviews/:id/images/:image/detach", access: .reviewer, body: .form, Pages.detachPicture),
-    Route("POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, Pages.describePicture),
+    Route(
+      "POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, keepsForm: .pictureText,
+      Pages.describePicture),
     Route("POST", "/preview", access: .reviewer, body: .form, Pages.preview),
   ]
 

@@ -60,11 +60,11 @@ struct AnswerFailures: Step {
       return try next(&passage)
     } catch {
       let (route, head) = (passage.route, passage.head)
-      if route.keepsForm && (error.status == 401 || error.formOutOfDate), service.comesFromOwnPage(head),
-        let kept = service.forms.keep(
-          ReviewForm(passage.form), path: head.path, reason: error.status == 401 ? .signedOut : .outOfDate)
+      if let kind = route.keepsForm, error.status == 401 || error.formOutOfDate, service.comesFromOwnPage(head),
+        let (kept, path) = Pages.keep(
+          kind, passage, in: service.forms, reason: error.status == 401 ? .signedOut : .outOfDate)
       {
-        let page = head.path + "?kept=" + kept
+        let page = path + "?kept=" + kept
         return error.status == 401 ? service.signInFirst(head, next: page) : Pages.redirect(to: page)
       }
       return service.answer(error, route: route, head: head, identity: passage.identity)
