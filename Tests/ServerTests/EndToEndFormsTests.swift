@@ -226,12 +226,17 @@ struct EndToEndFormsTests {
     #expect(page.text.contains(#"name="title" value="Arrival""#))
     let images = { () throws -> [[String: Any]] in try site.library.show(id)["images"] as? [[String: Any]] ?? [] }
     #expect(try images().allSatisfy { $0["alt"] is NSNull }, "nothing saved before the reviewer says so")
-    // Sent again from the page: saved.
+    // Sent again from the page (its form carries the kept form's id, and no other picture's
+    // does): saved, and the kept form forgotten.
+    let kept = try #require(next.components(separatedBy: "kept=").last)
+    #expect(page.text.components(separatedBy: #"name="kept" value="\#(kept)""#).count == 2)
     let again = try browser.post(
       "/reviews/\(id)/images/2/describe",
-      [("alt", "A gate of light over a dark plain"), ("caption", "The first contact,\nat dawn")])
+      [("alt", "A gate of light over a dark plain"), ("caption", "The first contact,\nat dawn"), ("kept", kept)])
     #expect(again.status == 303)
     #expect(try images()[1]["alt"] as? String == "A gate of light over a dark plain")
+    let after = try browser.get(next)
+    #expect(!after.text.contains("was not saved"), "the kept form is forgotten once saved")
   }
 
   @Test func aFormOlderThanTheLastSignInIsKeptNotDropped() throws {

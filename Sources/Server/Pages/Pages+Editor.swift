@@ -190,6 +190,7 @@ extension Pages {
     }
     var form = ReviewForm(review)
     var notices = notice(exchange)
+    var keptPicture: (position: Int, id: String)?
     if let (kept, id) = keptForm(exchange) {
       if let picture = kept.picture {
         // A picture's description and caption: the review's fields as saved, and the picture's
@@ -200,6 +201,7 @@ extension Pages {
         let said = review.images[index].text
         review.images[index].text = PictureText(alt: picture.alt ?? said.alt, caption: picture.caption ?? said.caption)
         notices = keptNotice(kept, pictures: false, what: "picture \(index + 1)’s description")
+        keptPicture = (review.images[index].position, id)
       } else {
         form = kept.form
         form.kept = id
@@ -210,7 +212,8 @@ extension Pages {
       return redirect(to: reviewPath(review.id) + "/edit" + (form.kept.map { "?kept=\($0)" } ?? ""))
     }
     return editPage(
-      exchange, review: review, form: form, categories: categories, notices: notices, problems: [], status: 200)
+      exchange, review: review, form: form, categories: categories, notices: notices, problems: [],
+      keptPicture: keptPicture, status: 200)
   }
 
   /// `POST /reviews/ID/edit`: saves the fields, in one transaction with what is read. A form
@@ -253,9 +256,11 @@ extension Pages {
     }
   }
 
+  /// `keptPicture`: the picture whose description form was filled from a kept form, and that
+  /// form's id, which the picture's form carries so that saving it forgets the kept one.
   static func editPage(
     _ exchange: Exchange, review: Review, form: ReviewForm, categories: [Category], notices: [String],
-    problems messages: [String], faulty: [String] = [], status: Int
+    problems messages: [String], faulty: [String] = [], keptPicture: (position: Int, id: String)? = nil, status: Int
   ) -> HTTPResponse {
     let path = reviewPath(review.id)
     let csrf = csrfField(exchange.identity)
@@ -273,7 +278,8 @@ extension Pages {
     if review.images.isEmpty { main.append("<p>No pictures yet.</p>") }
     main.append(#"<ul class="gallery">"#)
     for item in review.images {
-      main += galleryItem(item, count: review.images.count, path: path, csrf: csrf)
+      let kept = keptPicture.flatMap { $0.position == item.position ? $0.id : nil }
+      main += galleryItem(item, count: review.images.count, path: path, csrf: csrf, kept: kept)
     }
     main.append("</ul>")
     main.append(#"<form method="post" action="\#(path)/images" enctype="multipart/form-data">"#)
@@ -516,7 +522,9 @@ extension Pages {
   /// One picture of the editor's gallery: its thumbnail linking to the original, its actions,
   /// each button named for the picture it acts on ("Move picture 2 left"), and the form for
   /// its description and caption.
-  static func galleryItem(_ item: ReviewImage, count: Int, path: String, csrf: String) -> [String] {
+  static func galleryItem(_ item: ReviewImage, count: Int, path: String, csrf: String, kept: String? = nil)
+    -> [String]
+  {
     let image = item.image
     let number = item.position
     let base = "\(path)/images/\(number)"
@@ -548,7 +556,7 @@ extension Pages {
       #"<a href="\#(e(Files.downloadURL(item)))" \#(downloadAttribute(item)) aria-label="Download original of picture \#(number)"><img src="\#(e(Files.thumbnailURL(image)))" width="\#(image.thumbnailWidth)" height="\#(image.thumbnailHeight)" alt="\#(e(item.alt ?? "Picture \(number)"))"></a>"#,
       #"<p class="download">\#(number). \#(image.format.name) \#(image.width)×\#(image.height)\#(item.name.map { " · " + e($0) } ?? "")</p>"#,
       #"<div class="actions">\#(actions.joined(separator: " "))</div>"#,
-      #"<form class="describe" method="post" action="\#(base)/describe">\#(csrf)"#
+      #"<form class="describe" method="post" action="\#(base)/describe">\#(csrf)\#(kept.map { hidden("kept", $0) } ?? "")"#
         + #"<label>Description of picture \#(number), for readers who cannot see it <input type="text" name="alt" value="\#(e(alt))"></label>"#
         + #"<label>Caption of picture \#(number) <textarea name="caption" rows="2">\#(e(caption))</textarea></label>"#
         + #"<button aria-label="Save the description and caption of picture \#(number)">Save</button></form>"#,
@@ -588,8 +596,12 @@ extension Pages {
         exchange, review: refused.review, form: ReviewForm(refused.review), categories: refused.categories,
         notices: [], problems: messages(of: refused.problem), status: Failure.status(of: refused.problem))
     }
-    return try pictureChange(exchange, done: "Description saved.") { (library, review, image) throws(CatalogueError) in
+    let response = try pictureChange(exchange, done: "Description saved.") {
+      (library, review, image) throws(CatalogueError) in
       _ = try library.describe(review, image: image, alt: alt, caption: caption)
     }
+    // Saved: the form it was filled from, if kept, is done with.
+    if response.status == 303, let kept = exchange.form["kept"] { exchange.service.forms.forget(kept) }
+    return response
   }
 }
