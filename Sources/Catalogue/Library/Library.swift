@@ -19,8 +19,8 @@ public final class Library {
   /// Stored images made from their records (see ``storedImage(_:)``), by hash, each with the
   /// record it was made from: a grid makes the same covers page after page.
   var storedImages: [String: (row: ImageRow, image: StoredImage)] = [:]
-  /// The most stored images kept.
-  static let storedImageLimit = 4096
+  /// The most stored images kept (about 700 bytes each with their record and paths).
+  static let storedImageLimit = 1024
   /// Limits for decoding imports; the pixel budget is a library setting.
   public private(set) var decodeOptions: DecodeOptions
   /// The largest file an import reads, in bytes: a library setting, by default four bytes a

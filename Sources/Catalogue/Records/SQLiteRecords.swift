@@ -32,8 +32,9 @@ final class SQLiteRecords: RecordStore {
 
     /// The most counts kept: filters a reader tries in turn.
     static let countLimit = 64
-    /// The most image records kept (about 200 bytes each).
-    static let imageLimit = 4096
+    /// The most image records kept (about 400 bytes each with their key): twenty grid pages of
+    /// distinct covers, a few hundred KiB a connection.
+    static let imageLimit = 1024
   }
 
   /// What is remembered, forgotten first if the database has changed since (`token` is the
