@@ -50,7 +50,9 @@ let package = Package(
     .target(
       name: "ImagePipeline",
       dependencies: ["CJPEGShims", "CLibJPEG", "CPNGShims", "CLibPNG", "CLibWebP", "CHeifShims", "CLCMS2", "CZlib"],
-      swiftSettings: swiftSettings
+      // Optimised in debug builds too: its loops over every pixel run a hundred times slower
+      // unoptimised, and the tests decode and thumbnail hundreds of pictures.
+      swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
 
     .target(
