@@ -42,9 +42,10 @@ public enum HTML {
       ?? text.utf8.contains(where: special)
   }
 
-  /// Appends `text` to `html`, escaped as ``escape(_:)`` does.
+  /// Appends `text` to `html`, escaped as ``escape(_:)`` does (which gives text with nothing
+  /// to escape back as it is, with no copy).
   public static func append(escaped text: String, to html: inout String) {
-    html += needsEscaping(text) ? escape(text) : text
+    html += escape(text)
   }
 
   /// A picture on a page: where its original and the picture shown (a thumbnail in an export, a

@@ -217,17 +217,29 @@ enum Schema {
   /// The version that keeps each review's card on its row (``cardTriggers``).
   static let cardVersion = 8
 
-  /// Sets the card columns of the reviews matching `condition` (on `reviews`) from their links:
-  /// how many pictures, the cover's hash and its description.
+  /// Each card column of `reviews` with what its links say it must hold: how many pictures,
+  /// the cover's hash and its description.
+  ///
+  /// Migration 8 writes these (in ``cardTriggers`` and ``refreshCards(where:)``) into the
+  /// file as they are when it runs: a later change to the card must come with a migration of
+  /// its own that makes the triggers again, and must leave migration 8 able to run on a
+  /// schema-7 library.
+  static let cardColumns: KeyValuePairs<String, String> = [
+    "image_count": "(SELECT count(*) FROM review_images l WHERE l.review = reviews.id)",
+    "cover_image": "(SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover = 1)",
+    "cover_alt": "(SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover = 1)",
+  ]
+
+  /// Sets the card columns of the reviews matching `condition` (on `reviews`) from their links.
   static func refreshCards(where condition: String) -> String {
-    """
-    UPDATE reviews SET
-      image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
-      cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover = 1),
-      cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover = 1)
-    WHERE \(condition)
-    """
+    "UPDATE reviews SET " + cardColumns.map { "\($0.key) = \($0.value)" }.joined(separator: ", ")
+      + " WHERE \(condition)"
   }
+
+  /// The ids of the reviews whose card columns disagree with their links, in order.
+  static let cardsOutOfStep =
+    "SELECT id FROM reviews WHERE " + cardColumns.map { "\($0.key) IS NOT \($0.value)" }.joined(separator: " OR ")
+    + " ORDER BY id"
 
   /// The triggers that keep each review's card columns in step with its links, whatever
   /// writes them (the catalogue, a repair, the sqlite3 shell). Only those columns change: the

@@ -15,7 +15,8 @@ final class SQLiteRecords: RecordStore {
 
   /// What pages ask again and again, remembered while the database stays as it was (see
   /// ``Database/changeToken()``): how many reviews each filter matches (a grid of 100,000
-  /// reviews would otherwise count them all for each of its pages) and the categories in use.
+  /// reviews would otherwise count them all for each of its pages), the categories in use, and
+  /// the image records of the covers shown.
   private var remembered = Remembered()
 
   private struct Remembered {
@@ -1030,15 +1031,7 @@ final class SQLiteRecords: RecordStore {
 
   func cardsOutOfStep() throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in
-      try database.query(
-        """
-        SELECT r.id FROM reviews r
-        WHERE r.image_count IS NOT (SELECT count(*) FROM review_images l WHERE l.review = r.id)
-          OR r.cover_image IS NOT (SELECT l.image FROM review_images l WHERE l.review = r.id AND l.cover = 1)
-          OR r.cover_alt IS NOT (SELECT l.alt FROM review_images l WHERE l.review = r.id AND l.cover = 1)
-        ORDER BY r.id
-        """
-      ) { $0.text(0) }
+      try database.query(Schema.cardsOutOfStep) { $0.text(0) }
     }
   }
 
