@@ -239,6 +239,33 @@ struct EndToEndFormsTests {
     #expect(!after.text.contains("was not saved"), "the kept form is forgotten once saved")
   }
 
+  /// A kept description whose picture was removed meanwhile has no form to go back to: the
+  /// edit page says what was typed, rather than dropping it.
+  @Test func aKeptDescriptionOfAPictureRemovedMeanwhileIsSaidNotDropped() throws {
+    let site = try LiveSite()
+    let id = try site.library.addReview(
+      "Arrival", rating: 4, category: "movie", body: "Heptapods.",
+      pictures: [Fixture.image("baseline.jpg"), Fixture.image("rgb-8.png")])
+    let browser = Browser(site.server)
+    try #require(try browser.signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+    _ = try browser.get("/reviews/\(id)/edit")
+    let token = try #require(try browser.csrfToken())
+    browser.plant("catalogue_session", "ended-long-ago")
+    let sent = try browser.post(
+      "/reviews/\(id)/images/2/describe", [("alt", "A gate of light"), ("caption", ""), ("csrf", token)],
+      csrf: false, headers: [("Sec-Fetch-Site", "same-origin")])
+    let location = try #require(sent.headers["Location"])
+    let next = try #require(Browser.hiddenField("next", in: try browser.get(location).text))
+    #expect(try site.library.run("detach", id, "2").status == 0)
+    _ = try browser.signIn(LiveSite.reviewer, LiveSite.password, next: next)
+    let page = try browser.get(next)
+    #expect(page.status == 200)
+    #expect(
+      page.text.contains(
+        "Your session had ended, so the description of picture 2 was not saved, and that picture is no longer in "
+          + "this review. What you typed: description “A gate of light”."), "\(page.text)")
+  }
+
   @Test func aFormOlderThanTheLastSignInIsKeptNotDropped() throws {
     let (site, browser, id) = try Self.site()
     let page = try browser.get("/reviews/\(id)/edit").text

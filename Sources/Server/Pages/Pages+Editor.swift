@@ -84,8 +84,8 @@ extension Pages {
     let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
     var form = ReviewForm()
     var notices: [String] = []
-    if let (kept, id) = keptForm(exchange) {
-      form = kept.form
+    if let (kept, id) = keptForm(exchange), let typed = kept.form {
+      form = typed
       form.kept = id
       notices = keptNotice(kept, pictures: true)
     }
@@ -185,25 +185,37 @@ extension Pages {
   /// upload form; with `kept`, the fields as they were typed before the session ended.
   @Sendable static func editForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
-    var (review, categories) = try exchange.library { (library) throws(CatalogueError) in
-      (try library.review(reference), try library.categoriesInUse())
+    let found = keptForm(exchange)
+    let (saved, categories, keptPosition) = try exchange.library {
+      (library) throws(CatalogueError) -> (Review, [Category], Int?) in
+      let review = try library.review(reference)
+      // The picture a kept description names, by the library's own rule (a position, or a
+      // prefix of its hash); nil when it is no longer the review's.
+      var position: Int?
+      if let picture = found?.0.picture {
+        position = try? library.image(picture.image, of: review.id).position
+      }
+      return (review, try library.categoriesInUse(), position)
     }
+    var review = saved
     var form = ReviewForm(review)
     var notices = notice(exchange)
     var keptPicture: (position: Int, id: String)?
-    if let (kept, id) = keptForm(exchange) {
+    if let (kept, id) = found {
       if let picture = kept.picture {
         // A picture's description and caption: the review's fields as saved, and the picture's
         // form with what was typed, to send again.
-        guard let index = review.images.firstIndex(where: { picture.names($0) }) else {
-          return redirect(to: reviewPath(review.id) + "/edit")
+        if let position = keptPosition, let index = review.images.firstIndex(where: { $0.position == position }) {
+          let said = review.images[index].text
+          review.images[index].text = PictureText(
+            alt: picture.alt ?? said.alt, caption: picture.caption ?? said.caption)
+          notices = keptNotice(kept, pictures: false, what: "picture \(position)’s description")
+          keptPicture = (position, id)
+        } else {
+          notices = keptNotice(kept, pictures: false, gone: picture)
         }
-        let said = review.images[index].text
-        review.images[index].text = PictureText(alt: picture.alt ?? said.alt, caption: picture.caption ?? said.caption)
-        notices = keptNotice(kept, pictures: false, what: "picture \(index + 1)’s description")
-        keptPicture = (review.images[index].position, id)
-      } else {
-        form = kept.form
+      } else if let typed = kept.form {
+        form = typed
         form.kept = id
         notices = keptNotice(kept, pictures: false)
       }
@@ -434,18 +446,30 @@ extension Pages {
       guard let review = passage.captures["id"], let image = passage.captures["image"] else { return nil }
       let path = reviewPath(review) + "/edit"
       let picture = KeptPicture(image: image, alt: passage.form["alt"], caption: passage.form["caption"])
-      return forms.keep(ReviewForm(), picture: picture, path: path, reason: reason).map { ($0, path) }
+      return forms.keep(picture, path: path, reason: reason).map { ($0, path) }
     }
   }
 
   /// What a page filled from a kept form says first; `what` names what was not saved, when it
   /// is not the whole page's form.
-  private static func keptNotice(_ kept: KeptForm, pictures: Bool, what: String? = nil) -> [String] {
+  /// `gone`: a picture's text kept for a picture no longer in the review, said in the notice
+  /// itself since it has no form to go back to.
+  private static func keptNotice(_ kept: KeptForm, pictures: Bool, what: String? = nil, gone: KeptPicture? = nil)
+    -> [String]
+  {
     let unsaved = what.map { "so \($0) was not saved" } ?? "so nothing was saved"
-    var text =
-      kept.reason == .signedOut
-      ? "Your session had ended, \(unsaved). What you typed is below: check it, then save it."
-      : "This form was older than your last sign-in, \(unsaved). What you typed is below: check it, then save it."
+    let why = kept.reason == .signedOut ? "Your session had ended" : "This form was older than your last sign-in"
+    var text: String
+    if let gone {
+      let typed = [("description", gone.alt), ("caption", gone.caption)].compactMap { name, value in
+        value.flatMap { $0.isEmpty ? nil : "\(name) “\($0)”" }
+      }
+      text =
+        "\(why), so the description of picture \(gone.image) was not saved, and that picture is no longer in "
+        + "this review. What you typed: " + (typed.isEmpty ? "nothing" : typed.joined(separator: ", ")) + "."
+    } else {
+      text = "\(why), \(unsaved). What you typed is below: check it, then save it."
+    }
     if pictures { text += " Pictures cannot be kept: choose them again." }
     return [#"<div class="notice" role="status" tabindex="-1" autofocus><p>\#(e(text))</p></div>"#]
   }

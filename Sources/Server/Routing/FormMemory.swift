@@ -105,11 +105,19 @@ final class FormMemory: Sendable {
 
   /// Keeps `form` (sent to `path`, for `reason`); the id it is kept under, or nil when it
   /// could not be (too many kept, or a disk that refuses).
-  func keep(_ form: ReviewForm, picture: KeptPicture? = nil, path: String, reason: KeptForm.Reason) -> String? {
+  func keep(_ form: ReviewForm, path: String, reason: KeptForm.Reason) -> String? {
+    keep(KeptForm(path: path, reason: reason, form: form))
+  }
+
+  /// Keeps what was typed about a picture, as ``keep(_:path:reason:)`` keeps a review's form.
+  func keep(_ picture: KeptPicture, path: String, reason: KeptForm.Reason) -> String? {
+    keep(KeptForm(path: path, reason: reason, picture: picture))
+  }
+
+  private func keep(_ kept: KeptForm) -> String? {
     sweep()
     guard keptNames().count < Self.maximumKeptForms else { return nil }
     let id = Secrets.make()
-    let kept = KeptForm(path: path, reason: reason, form: form, picture: picture)
     guard let data = try? JSONEncoder().encode(kept) else { return nil }
     let file = URL(fileURLWithPath: "\(folder)/\(Self.keptPrefix)\(id).json")
     do {
@@ -176,7 +184,8 @@ struct KeptForm: Codable, Sendable {
 
   var path: String
   var reason: Reason
-  var form: ReviewForm
+  /// A review's fields; nil for a picture's text.
+  var form: ReviewForm?
   /// For a picture's description and caption: the picture (its position or hash, as sent) and
   /// what was typed.
   var picture: KeptPicture?
@@ -188,12 +197,6 @@ struct KeptPicture: Codable, Sendable, Equatable {
   var image: String
   var alt: String?
   var caption: String?
-
-  /// Whether `item` is the picture kept.
-  func names(_ item: ReviewImage) -> Bool {
-    if let position = Int(image) { return item.position == position }
-    return !image.isEmpty && item.image.sha256.hasPrefix(image.lowercased())
-  }
 }
 
 extension UInt8 {
