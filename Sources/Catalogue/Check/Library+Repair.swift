@@ -196,7 +196,8 @@ extension Library {
         try write { () throws(CatalogueError) in try self.records.refreshCards(of: cards.map(\.target)) }
       }
       for finding in cards {
-        did(finding, dryRun ? "would set the card from the pictures again" : "set the card from the pictures again")
+        let action = "the card of review \(finding.target.prefix(8)) from its pictures again"
+        did(finding, (dryRun ? "would set " : "set ") + action)
       }
     }
 
