@@ -10,45 +10,11 @@ import CCMark
 enum Markdown {
   /// The HTML for `text`, a fragment to put inside `<body>`.
   static func html(_ text: String) -> String {
-    let options = CMARK_OPT_DEFAULT
-    var source = Array(text.utf8)
-    // The corresponding C function is `cmark_parse_document`; it copies what it keeps.
-    guard
-      let document = source.withUnsafeMutableBufferPointer({ buffer in
-        buffer.baseAddress.map { base in
-          base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-            cmark_parse_document($0, buffer.count, options)
-          }
-        } ?? cmark_parse_document("", 0, options)
-      })
-    else { return "" }
-    defer { cmark_node_free(document) }
-    for image in nodes(of: CMARK_NODE_IMAGE, in: document) where isOutside(url(of: image)) {
-      linkInstead(of: image)
+    guard let document = Document(parsing: text) else { return "" }
+    for image in document.root.descendants(of: .image) where isOutside(image.url) {
+      document.linkInstead(of: image)
     }
-    // The corresponding C function is `cmark_render_html`; the text is the caller's to free.
-    guard let rendered = cmark_render_html(document, options) else { return "" }
-    defer { CMemory.free(rendered) }
-    return String(cString: rendered)
-  }
-
-  /// Every node of `type` below `root`, collected before any is changed.
-  private static func nodes(of type: cmark_node_type, in root: OpaquePointer) -> [OpaquePointer] {
-    guard let iterator = cmark_iter_new(root) else { return [] }
-    defer { cmark_iter_free(iterator) }
-    var found: [OpaquePointer] = []
-    while cmark_iter_next(iterator) != CMARK_EVENT_DONE {
-      if cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER,
-        let node = cmark_iter_get_node(iterator), cmark_node_get_type(node) == type
-      {
-        found.append(node)
-      }
-    }
-    return found
-  }
-
-  private static func url(of node: OpaquePointer) -> String {
-    cmark_node_get_url(node).map { String(cString: $0) } ?? ""
+    return document.html()
   }
 
   /// Whether a picture's URL leads outside the page's folder: a scheme other than `data:`, or
@@ -65,24 +31,228 @@ enum Markdown {
     else { return false }
     return scheme.lowercased() != "data"
   }
+}
 
-  /// Replaces a picture by a link to it, its description becoming the link's text.
-  private static func linkInstead(of image: OpaquePointer) {
-    guard let link = cmark_node_new(CMARK_NODE_LINK) else { return }
-    cmark_node_set_url(link, cmark_node_get_url(image))
-    cmark_node_set_title(link, cmark_node_get_title(image))
-    while let child = cmark_node_first_child(image) {
-      cmark_node_unlink(child)
-      cmark_node_append_child(link, child)
+// MARK: - cmark's tree
+
+extension Markdown {
+  /// The kinds of node in cmark's tree. The corresponding C type is `cmark_node_type`.
+  enum Kind {
+    case document, blockQuote, list, item, codeBlock, htmlBlock, customBlock, paragraph, heading
+    case thematicBreak, text, softBreak, lineBreak, code, htmlInline, customInline, emphasis
+    case strong, link, image, unknown
+
+    fileprivate init(_ type: cmark_node_type) {
+      switch type {
+      case CMARK_NODE_DOCUMENT: self = .document
+      case CMARK_NODE_BLOCK_QUOTE: self = .blockQuote
+      case CMARK_NODE_LIST: self = .list
+      case CMARK_NODE_ITEM: self = .item
+      case CMARK_NODE_CODE_BLOCK: self = .codeBlock
+      case CMARK_NODE_HTML_BLOCK: self = .htmlBlock
+      case CMARK_NODE_CUSTOM_BLOCK: self = .customBlock
+      case CMARK_NODE_PARAGRAPH: self = .paragraph
+      case CMARK_NODE_HEADING: self = .heading
+      case CMARK_NODE_THEMATIC_BREAK: self = .thematicBreak
+      case CMARK_NODE_TEXT: self = .text
+      case CMARK_NODE_SOFTBREAK: self = .softBreak
+      case CMARK_NODE_LINEBREAK: self = .lineBreak
+      case CMARK_NODE_CODE: self = .code
+      case CMARK_NODE_HTML_INLINE: self = .htmlInline
+      case CMARK_NODE_CUSTOM_INLINE: self = .customInline
+      case CMARK_NODE_EMPH: self = .emphasis
+      case CMARK_NODE_STRONG: self = .strong
+      case CMARK_NODE_LINK: self = .link
+      case CMARK_NODE_IMAGE: self = .image
+      default: self = .unknown
+      }
     }
-    if cmark_node_first_child(link) == nil, let text = cmark_node_new(CMARK_NODE_TEXT) {
-      cmark_node_set_literal(text, cmark_node_get_url(image))
-      cmark_node_append_child(link, text)
+
+    /// The C value, for the few kinds this file creates.
+    fileprivate var cType: cmark_node_type {
+      switch self {
+      case .paragraph: CMARK_NODE_PARAGRAPH
+      case .customBlock: CMARK_NODE_CUSTOM_BLOCK
+      case .customInline: CMARK_NODE_CUSTOM_INLINE
+      case .text: CMARK_NODE_TEXT
+      case .link: CMARK_NODE_LINK
+      default: CMARK_NODE_NONE
+      }
     }
-    if cmark_node_replace(image, link) == 1 {
-      cmark_node_free(image)
-    } else {
-      cmark_node_free(link)
+
+    /// A line break inside a paragraph: soft (a newline) or hard.
+    var isBreak: Bool { self == .softBreak || self == .lineBreak }
+  }
+
+  /// One node of a `Document`'s tree, borrowed: valid while its document lives and holds it.
+  struct Node: Hashable {
+    fileprivate let pointer: OpaquePointer
+
+    var kind: Kind { Kind(cmark_node_get_type(pointer)) }
+    var parent: Node? { cmark_node_parent(pointer).map(Node.init) }
+    var firstChild: Node? { cmark_node_first_child(pointer).map(Node.init) }
+    var next: Node? { cmark_node_next(pointer).map(Node.init) }
+
+    /// The node's children, collected before any is moved.
+    var children: [Node] {
+      var result: [Node] = []
+      var child = firstChild
+      while let node = child {
+        result.append(node)
+        child = node.next
+      }
+      return result
+    }
+
+    /// The text of a text, code, code block or raw HTML node; empty for the others.
+    var literal: String { cmark_node_get_literal(pointer).map { String(cString: $0) } ?? "" }
+
+    /// `literal` as UTF-8, read straight from cmark's copy.
+    var literalBytes: [UInt8] {
+      guard let text = cmark_node_get_literal(pointer) else { return [] }
+      var count = 0
+      while text[count] != 0 { count += 1 }
+      return Array(UnsafeRawBufferPointer(start: text, count: count))
+    }
+
+    /// A link's or picture's destination; empty for the others.
+    var url: String { cmark_node_get_url(pointer).map { String(cString: $0) } ?? "" }
+
+    /// A link's or picture's title; empty for the others.
+    var title: String { cmark_node_get_title(pointer).map { String(cString: $0) } ?? "" }
+
+    /// The source lines (from 1) the node spans, as cmark records them: exact for blocks, not
+    /// for inlines inside containers; 0 for nodes made after parsing.
+    var startLine: Int { Int(cmark_node_get_start_line(pointer)) }
+    var endLine: Int { Int(cmark_node_get_end_line(pointer)) }
+
+    /// Whether a list is tight: cmark then writes its items' paragraphs without `<p>`.
+    var isTightList: Bool { cmark_node_get_list_tight(pointer) != 0 }
+
+    /// Sets what a custom node writes before and after its children, verbatim, in every output.
+    func setCustomText(onEnter: String, onExit: String) {
+      cmark_node_set_on_enter(pointer, onEnter)
+      cmark_node_set_on_exit(pointer, onExit)
+    }
+
+    /// Calls `body` for each node of the subtree in document order, once entering and (for
+    /// nodes that can have children) once leaving, without recursion: a body can nest
+    /// thousands of block quotes. The tree must not change meanwhile.
+    func walk(_ body: (_ node: Node, _ entering: Bool) -> Void) {
+      guard let iterator = cmark_iter_new(pointer) else { return }
+      defer { cmark_iter_free(iterator) }
+      while true {
+        let event = cmark_iter_next(iterator)
+        if event == CMARK_EVENT_DONE { break }
+        if let node = cmark_iter_get_node(iterator) {
+          body(Node(pointer: node), event == CMARK_EVENT_ENTER)
+        }
+      }
+    }
+
+    /// Every node of `kind` in the subtree, collected before any is changed.
+    func descendants(of kind: Kind) -> [Node] {
+      var found: [Node] = []
+      walk { node, entering in
+        if entering, node.kind == kind { found.append(node) }
+      }
+      return found
+    }
+  }
+
+  /// A parsed document: cmark's tree, owned, with the nodes taken out of it, all freed with it.
+  final class Document {
+    let root: Node
+    /// Nodes unlinked from the tree: freed only at the end, so that no new node can take the
+    /// address of one that a caller still has in a dictionary.
+    private var discarded: [OpaquePointer] = []
+
+    /// Parses `text` with cmark's safe defaults; nil only if cmark cannot allocate.
+    init?(parsing text: String) {
+      let options = CMARK_OPT_DEFAULT
+      var source = Array(text.utf8)
+      // The corresponding C function is `cmark_parse_document`; it copies what it keeps.
+      let parsed = source.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress.map { base in
+          base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+            cmark_parse_document($0, buffer.count, options)
+          }
+        } ?? cmark_parse_document("", 0, options)
+      }
+      guard let parsed else { return nil }
+      root = Node(pointer: parsed)
+    }
+
+    deinit {
+      for node in discarded { cmark_node_free(node) }
+      cmark_node_free(root.pointer)
+    }
+
+    /// A new node of `kind` (paragraph, custom block or inline, text) put before `sibling`;
+    /// nil if cmark refuses it there.
+    func insert(_ kind: Kind, before sibling: Node, literal: String? = nil) -> Node? {
+      guard let node = make(kind, literal: literal) else { return nil }
+      guard cmark_node_insert_before(sibling.pointer, node) == 1 else {
+        cmark_node_free(node)
+        return nil
+      }
+      return Node(pointer: node)
+    }
+
+    /// A new node of `kind` put last in `parent`; nil if cmark refuses it there.
+    @discardableResult
+    func append(_ kind: Kind, to parent: Node, literal: String? = nil) -> Node? {
+      guard let node = make(kind, literal: literal) else { return nil }
+      guard cmark_node_append_child(parent.pointer, node) == 1 else {
+        cmark_node_free(node)
+        return nil
+      }
+      return Node(pointer: node)
+    }
+
+    private func make(_ kind: Kind, literal: String?) -> OpaquePointer? {
+      guard let node = cmark_node_new(kind.cType) else { return nil }
+      if let literal { cmark_node_set_literal(node, literal) }
+      return node
+    }
+
+    /// Moves `node`, with its children, to the end of `parent`. cmark refuses (and leaves it
+    /// where it was) a child that `parent` cannot hold.
+    @discardableResult
+    func move(_ node: Node, to parent: Node) -> Bool {
+      cmark_node_append_child(parent.pointer, node.pointer) == 1
+    }
+
+    /// Takes `node` and its children out of the tree.
+    func discard(_ node: Node) {
+      cmark_node_unlink(node.pointer)
+      discarded.append(node.pointer)
+    }
+
+    /// Replaces a picture by a link to it, its description becoming the link's text.
+    func linkInstead(of image: Node) {
+      guard let link = insert(.link, before: image) else { return }
+      cmark_node_set_url(link.pointer, cmark_node_get_url(image.pointer))
+      cmark_node_set_title(link.pointer, cmark_node_get_title(image.pointer))
+      for child in image.children { move(child, to: link) }
+      if link.firstChild == nil { append(.text, to: link, literal: image.url) }
+      discard(image)
+    }
+
+    /// The tree as HTML, raw HTML left out. The corresponding C function is `cmark_render_html`.
+    func html() -> String {
+      // The text is the caller's to free.
+      guard let rendered = cmark_render_html(root.pointer, CMARK_OPT_DEFAULT) else { return "" }
+      defer { CMemory.free(rendered) }
+      return String(cString: rendered)
+    }
+
+    /// The tree as CommonMark, lines unwrapped. The corresponding C function is
+    /// `cmark_render_commonmark`.
+    func commonMark() -> String {
+      guard let rendered = cmark_render_commonmark(root.pointer, CMARK_OPT_DEFAULT, 0) else { return "" }
+      defer { CMemory.free(rendered) }
+      return String(cString: rendered)
     }
   }
 }
