@@ -2,7 +2,8 @@
 import Testing
 
 /// Spoiler markup in review bodies: `||inline||` and `::: spoiler` blocks, found in cmark's tree
-/// and never in code, raw HTML or URLs; closed in `<details>` on pages, or replaced by notices.
+/// and never in code, raw HTML or URLs; closed in `<details>` on pages, replaced by notices,
+/// masked for the terminal and cut for the search index.
 @Suite("Spoiler markup")
 struct SpoilerMarkupTests {
   // MARK: Helpers
@@ -42,8 +43,8 @@ struct SpoilerMarkupTests {
   }
 
   /// Checks that the `hidden` words of `markdown` are in its page only inside `<details>`, and
-  /// nowhere in its notices; that the `shown` words are in both outside spoilers; and that the
-  /// `labels` words are in both.
+  /// nowhere in its notices, its searchable text or its masked text; that the `shown` words
+  /// are in all four outside spoilers; and that the `labels` words are in all four.
   static func expectHiding(
     _ hidden: [String], showing shown: [String], labels: [String] = [], in markdown: String,
     sourceLocation: SourceLocation = #_sourceLocation
@@ -51,6 +52,7 @@ struct SpoilerMarkupTests {
     let html = Markdown.html(markdown)
     let forms = [
       ("the page outside spoilers", outsideDetails(html)), ("the notices", Markdown.html(markdown, spoilers: .notice)),
+      ("the searchable text", Markdown.searchable(markdown)), ("the masked text", Markdown.masked(markdown)),
     ]
     for word in hidden {
       #expect(html.contains(word), "\(word) is on the page, in a spoiler", sourceLocation: sourceLocation)
@@ -206,7 +208,7 @@ struct SpoilerMarkupTests {
   // MARK: Never spoilers
 
   /// Markers in code, raw HTML, URLs, picture descriptions, or left without a partner: the
-  /// body renders as it always did.
+  /// body renders as it always did, and its other texts are itself.
   static let plainExamples: [Example] = [
     Example(
       name: "code span", markdown: "Use `a || b || c` for or.", html: "<p>Use <code>a || b || c</code> for or.</p>\n"),
@@ -255,6 +257,8 @@ struct SpoilerMarkupTests {
     #expect(Markdown.html(example.markdown) == example.html)
     #expect(Markdown.html(example.markdown, spoilers: .notice) == example.html)
     #expect(!Markdown.hasSpoilers(example.markdown))
+    #expect(Markdown.searchable(example.markdown) == example.markdown)
+    #expect(Markdown.masked(example.markdown) == example.markdown)
   }
 
   // MARK: Block spoilers
@@ -386,6 +390,48 @@ struct SpoilerMarkupTests {
     #expect(!Markdown.html("||a|| ::: spoiler", spoilers: .notice).contains("<details"))
   }
 
+  // MARK: Masks and search
+
+  @Test(arguments: [
+    ("The twist: ||Bruce was dead|| all along.", "The twist: [spoiler: 3 words] all along."),
+    ("||Ash|| is a robot, ||Kane|| dies.", "[spoiler: 1 word] is a robot, [spoiler: 1 word] dies."),
+    ("||don't stop — 42 well-known *words*||!", "[spoiler: 6 words]!"),
+    (
+      "Intro\n::: spoiler The ending\nShe *survives*.\n\nTwice.\n:::\nOutro",
+      "Intro\n[spoiler: The ending, 3 words]\nOutro"
+    ),
+    ("> Said:\n> ::: spoiler\n> Keyser is Verbal.\n> :::\n> Done.", "> Said:\n> [spoiler: 3 words]\n> Done."),
+    ("- ::: spoiler\n  Keyser is Verbal.\n  :::\n- other ||x||", "- [spoiler: 3 words]\n- other [spoiler: 1 word]"),
+    (
+      "::: spoiler Outer\nAlpha\n::: spoiler Inner\nBravo\n:::\n:::\n\n*Kept* as `written`  \n",
+      "[spoiler: Outer, 2 words]\n\n*Kept* as `written`  \n"
+    ),
+    ("> a ||b\n> c|| d", "> a [spoiler: 2 words] d"),
+    ("Code `||` and ||x|| stay.", "Code `||` and [spoiler: 1 word] stay."),
+    // A code span over two lines hides which line a marker is on: cmark writes the body again.
+    ("A `code\nspan` then ||Rosebud|| here.", "A `code span` then [spoiler: 1 word] here."),
+    // A mask that would make a link: the same.
+    ("See ||it||(https://example.org)", "See [spoiler: 1 word](https://example.org)"),
+  ])
+  func maskedKeepsTheRestAsWritten(_ text: String, _ masked: String) {
+    #expect(Markdown.masked(text) == masked)
+  }
+
+  @Test func searchableTextLeavesSpoilersOut() {
+    for unchanged in ["No spoiler here: *just* `code` and a | pipe.", "a || b", "::: spoiler\nopen", "`||x||`"] {
+      #expect(Markdown.searchable(unchanged) == unchanged)
+      #expect(Markdown.masked(unchanged) == unchanged)
+    }
+    #expect(Markdown.searchable("The twist: ||Bruce was dead|| all along.") == "The twist:  all along.")
+    #expect(Markdown.searchable("Intro\n::: spoiler The ending\nShe dies.\n:::\nOutro") == "Intro\nThe ending\nOutro")
+  }
+
+  @Test func wordsAreCountedAsAReaderCounts() {
+    #expect(SpoilerText.words(in: "don't stop — 42 well-known") == 5)
+    #expect(SpoilerText.words(in: "Émile’s café, 1999!") == 3)
+    #expect(SpoilerText.words(in: " — ") == 0)
+  }
+
   // MARK: Random bodies
 
   /// SplitMix64: a seeded generator, so that a failing body can be made again.
@@ -470,13 +516,19 @@ struct SpoilerMarkupTests {
       #expect(Markdown.hasSpoilers(body) == (details > 0), "round \(round): \(body)")
       let notice = Markdown.html(body, spoilers: .notice)
       #expect(!notice.contains("<details"), "round \(round): \(body)")
-      guard details > 0 else { continue }
+      let (masked, searchable) = (Markdown.masked(body), Markdown.searchable(body))
+      guard details > 0 else {
+        #expect(masked == body && searchable == body, "round \(round): \(body)")
+        continue
+      }
       spoilers += 1
       let shown = Self.randomWords(in: Self.outsideDetails(html))
       let hidden = Self.randomWords(in: html).subtracting(shown)
-      let noticed = Self.randomWords(in: notice)
-      #expect(noticed.isDisjoint(with: hidden), "round \(round): \(body)\n→ \(notice)")
-      #expect(shown.isSubset(of: noticed), "round \(round): \(body)\n→ \(notice)")
+      for (name, text) in [("notice", notice), ("masked", masked), ("searchable", searchable)] {
+        let words = Self.randomWords(in: text)
+        #expect(words.isDisjoint(with: hidden), "round \(round), \(name): \(body)\n→ \(text)")
+        #expect(shown.isSubset(of: words), "round \(round), \(name): \(body)\n→ \(text)")
+      }
     }
     // The generator makes spoilers often enough for the test to say something.
     #expect(spoilers > 500)

@@ -41,7 +41,7 @@ enum Markdown {
   static func html(_ text: String, spoilers style: SpoilerStyle) -> String {
     guard let document = Document(parsing: text) else { return "" }
     if mayHaveSpoilers(text) {
-      let markup = SpoilerMarkup(in: document)
+      let markup = SpoilerMarkup(in: document, tracingSource: false)
       switch style {
       case .disclosed: markup.disclose()
       case .notice: markup.replaceByNotices()
@@ -56,7 +56,24 @@ enum Markdown {
   /// Whether `text` holds at least one spoiler that `html` would hide.
   static func hasSpoilers(_ text: String) -> Bool {
     guard mayHaveSpoilers(text), let document = Document(parsing: text) else { return false }
-    return !SpoilerMarkup(in: document).spoilers.isEmpty
+    return !SpoilerMarkup(in: document, tracingSource: false).spoilers.isEmpty
+  }
+
+  /// What the full-text index is given of a review's body: `text` as written when it holds no
+  /// spoiler, otherwise `text` without the words of its spoilers (a block spoiler's label, which
+  /// readers see, stays).
+  ///
+  /// A body without `||` or `:::` (see `mayHaveSpoilers`) is returned at once, unparsed: the
+  /// index is rebuilt from every review.
+  static func searchable(_ text: String) -> String {
+    SpoilerText(text)?.searchable ?? text
+  }
+
+  /// `text` for a terminal that should not show spoilers: each replaced by
+  /// `[spoiler: 12 words]` (`[spoiler: The ending, 40 words]` for a block with a label, on its
+  /// own line), the rest as the reviewer wrote it. `text` without spoilers is returned as it is.
+  static func masked(_ text: String) -> String {
+    SpoilerText(text)?.masked ?? text
   }
 
   /// Whether `text` may hold a spoiler: whether it holds `||` or `:::`, or what cmark reads as

@@ -16,7 +16,7 @@
 ///   lines as paragraphs, or as lines of one: matched lines split their paragraph; unmatched
 ///   ones change nothing.
 struct SpoilerMarkup {
-  /// A spoiler: the custom node that now holds its content.
+  /// A spoiler: the custom node that now holds its content, and where its markers were.
   struct Spoiler {
     enum Kind: Equatable {
       case inline
@@ -26,15 +26,36 @@ struct SpoilerMarkup {
 
     let node: Markdown.Node
     let kind: Kind
+    /// Where the markers are in the source, when that is certain; see `Mark`.
+    let opener: Mark?
+    let closer: Mark?
+  }
+
+  /// A marker's place in the source: its line (from 1) and, for `||`, which of the `||` that
+  /// the tree's text has on that line it is (from 0).
+  ///
+  /// cmark's positions of inline nodes are wrong inside block quotes, after code spans over two
+  /// lines or link reference definitions, so only the lines of blocks are taken from cmark, and
+  /// a text's line is counted in line breaks from its paragraph's first line.
+  struct Mark: Equatable {
+    let line: Int
+    let ordinal: Int
   }
 
   let document: Markdown.Document
   /// Every spoiler found, nested ones included, in no particular order.
   private(set) var spoilers: [Spoiler] = []
+  /// How many `||` the tree's text has on each source line it could place (with
+  /// `tracingSource`).
+  private(set) var pipesPerLine: [Int: Int] = [:]
+  /// The line of each text node that could be placed, and the ordinal of its first `||`.
+  private var origins: [Markdown.Node: Mark] = [:]
 
-  /// Finds the spoilers of `document` and changes its tree to hold them.
-  init(in document: Markdown.Document) {
+  /// Finds the spoilers of `document` and changes its tree to hold them. With `tracingSource`,
+  /// it also records where their markers were in the source, for `SpoilerText`.
+  init(in document: Markdown.Document, tracingSource: Bool) {
     self.document = document
+    if tracingSource { traceSource() }
     findBlocks()
     findInlines()
   }
@@ -106,12 +127,48 @@ struct SpoilerMarkup {
     }
   }
 
+  // MARK: Source lines
+
+  /// Records the source line of every text node whose paragraph's lines are certain, and how
+  /// many `||` each line has, before the tree changes.
+  private mutating func traceSource() {
+    var leaves: [Markdown.Node] = []
+    document.root.walk { node, entering in
+      if entering, node.kind == .paragraph || node.kind == .heading { leaves.append(node) }
+    }
+    for leaf in leaves {
+      let start = leaf.startLine
+      guard start > 0 else { continue }
+      var texts: [(node: Markdown.Node, offset: Int)] = []
+      var breaks = 0
+      leaf.walk { node, entering in
+        guard entering else { return }
+        if node.kind == .text {
+          texts.append((node, breaks))
+        } else if node.kind.isBreak {
+          breaks += 1
+        }
+      }
+      // Each newline of a paragraph is a break in the tree, unless a code span, raw HTML, a
+      // link's destination or a link reference definition took it: then lines are unknown.
+      if leaf.kind == .paragraph, leaf.endLine - start != breaks { continue }
+      for text in texts {
+        let line = start + text.offset
+        let count = Self.pipes(in: text.node.literalBytes).count
+        origins[text.node] = Mark(line: line, ordinal: pipesPerLine[line, default: 0])
+        pipesPerLine[line, default: 0] += count
+      }
+    }
+  }
+
   // MARK: Blocks
 
-  /// A line of a paragraph: its nodes and the break that ends it.
+  /// A line of a paragraph: its nodes, the break that ends it, and how many lines after the
+  /// paragraph's first it starts.
   private struct Line {
     var nodes: [Markdown.Node] = []
     var breakAfter: Markdown.Node?
+    var offset: Int
     /// Whether a node of the line (an emphasis, a link) holds a break: then it is not one
     /// source line, and cannot be a marker.
     var spansLines = false
@@ -123,11 +180,12 @@ struct SpoilerMarkup {
     case closer
   }
 
-  /// A marker line of a paragraph.
+  /// A marker line of a paragraph, with its source line when known.
   private struct MarkerLine {
     let paragraph: Markdown.Node
     let line: Int
     let marker: Marker
+    let sourceLine: Int?
   }
 
   /// Finds the block spoilers of every container, outer ones first.
@@ -151,10 +209,13 @@ struct SpoilerMarkup {
     var markers: [MarkerLine] = []
     var linesOf: [Markdown.Node: [Line]] = [:]
     for paragraph in container.children where paragraph.kind == .paragraph {
-      let lines = Self.lines(of: paragraph)
+      let (lines, breaks) = Self.lines(of: paragraph)
+      let start = paragraph.startLine
+      let placed = start > 0 && paragraph.endLine - start == breaks
       for (index, line) in lines.enumerated() where !line.spansLines {
         guard let marker = Self.marker(line.nodes) else { continue }
-        markers.append(MarkerLine(paragraph: paragraph, line: index, marker: marker))
+        markers.append(
+          MarkerLine(paragraph: paragraph, line: index, marker: marker, sourceLine: placed ? start + line.offset : nil))
         linesOf[paragraph] = lines
       }
     }
@@ -192,7 +253,11 @@ struct SpoilerMarkup {
       document.discard(opener)
       document.discard(closer)
       guard case .opener(let label) = markers[pair.opener].marker else { continue }
-      spoilers.append(Spoiler(node: block, kind: .block(label: label)))
+      spoilers.append(
+        Spoiler(
+          node: block, kind: .block(label: label),
+          opener: markers[pair.opener].sourceLine.map { Mark(line: $0, ordinal: 0) },
+          closer: markers[pair.closer].sourceLine.map { Mark(line: $0, ordinal: 0) }))
     }
   }
 
@@ -223,25 +288,30 @@ struct SpoilerMarkup {
     document.discard(paragraph)
   }
 
-  /// The lines of a paragraph, split at its own breaks.
-  private static func lines(of paragraph: Markdown.Node) -> [Line] {
-    var lines = [Line()]
+  /// The lines of a paragraph, split at its own breaks, and how many breaks it holds in all.
+  private static func lines(of paragraph: Markdown.Node) -> (lines: [Line], breaks: Int) {
+    var lines = [Line(offset: 0)]
+    var breaks = 0
     for child in paragraph.children {
       if child.kind.isBreak {
+        breaks += 1
         lines[lines.count - 1].breakAfter = child
-        lines.append(Line())
+        lines.append(Line(offset: breaks))
         continue
       }
       if child.firstChild != nil {
-        var inner = false
+        var inner = 0
         child.walk { node, entering in
-          if entering, node.kind.isBreak { inner = true }
+          if entering, node.kind.isBreak { inner += 1 }
         }
-        if inner { lines[lines.count - 1].spansLines = true }
+        if inner > 0 {
+          breaks += inner
+          lines[lines.count - 1].spansLines = true
+        }
       }
       lines[lines.count - 1].nodes.append(child)
     }
-    return lines
+    return (lines, breaks)
   }
 
   /// The marker a line is, if any: its first node a text starting `:::`, then for an opener
@@ -313,10 +383,12 @@ struct SpoilerMarkup {
     return url == literal || url == "mailto:" + literal
   }
 
-  /// A `||` in the text directly in a container: the child and the byte offset in its text.
+  /// A `||` in the text directly in a container: the child, the byte offset in its text, and
+  /// which `||` of that text it is.
   private struct Pipe {
     let child: Int
     let offset: Int
+    let rank: Int
   }
 
   /// Pairs the `||` of the text directly in `container`, each with the next, and moves what
@@ -330,24 +402,28 @@ struct SpoilerMarkup {
       let found = Self.pipes(in: text)
       guard !found.isEmpty else { continue }
       texts[index] = text
-      pipes += found.map { Pipe(child: index, offset: $0) }
+      pipes += found.enumerated().map { Pipe(child: index, offset: $1, rank: $0) }
     }
     guard pipes.count >= 2 else { return }
 
     var cuts: [Int: [(offset: Int, opens: Bool)]] = [:]
+    var pairs: [(opener: Pipe, closer: Pipe)] = []
     var index = 0
     while index + 1 < pipes.count {
       let (opener, closer) = (pipes[index], pipes[index + 1])
       index += 2
       if isBlank(from: opener, to: closer, children: children, texts: texts) { continue }
+      pairs.append((opener, closer))
       cuts[opener.child, default: []].append((opener.offset, true))
       cuts[closer.child, default: []].append((closer.offset, false))
     }
-    guard !cuts.isEmpty else { return }
+    guard !pairs.isEmpty else { return }
 
     // Every child moves to the end of the container or of the spoiler being built, in order,
     // and texts with markers are replaced by their pieces.
     var target = container
+    var made: [(node: Markdown.Node, pair: (opener: Pipe, closer: Pipe))] = []
+    var opened = 0
     for (index, child) in children.enumerated() {
       guard let marks = cuts[index], let text = texts[index] else {
         document.move(child, to: target)
@@ -359,9 +435,11 @@ struct SpoilerMarkup {
           document.append(.text, to: target, literal: String(decoding: text[from..<mark.offset], as: UTF8.self))
         }
         from = mark.offset + 2
-        if mark.opens, let spoiler = document.append(.customInline, to: container) {
-          spoilers.append(Spoiler(node: spoiler, kind: .inline))
-          target = spoiler
+        if mark.opens {
+          let pair = pairs[opened]
+          opened += 1
+          target = document.append(.customInline, to: container) ?? container
+          if target != container { made.append((target, pair)) }
         } else {
           target = container
         }
@@ -371,6 +449,17 @@ struct SpoilerMarkup {
       }
       document.discard(child)
     }
+    for (node, pair) in made {
+      spoilers.append(
+        Spoiler(
+          node: node, kind: .inline, opener: mark(of: pair.opener, in: children),
+          closer: mark(of: pair.closer, in: children)))
+    }
+  }
+
+  /// Where a `||` is in the source, if its text node could be placed.
+  private func mark(of pipe: Pipe, in children: [Markdown.Node]) -> Mark? {
+    origins[children[pipe.child]].map { Mark(line: $0.line, ordinal: $0.ordinal + pipe.rank) }
   }
 
   /// Whether nothing but spaces and line breaks lies between two `||`.
