@@ -524,8 +524,8 @@ struct BundleTests {
       try FileManager.default.removeItem(atPath: "\(bundle)/\(original)")
       expected = .missingFile(original)
     case .unknownFormat:
-      try Self.editRecord(bundle) { $0["format"] = 3 }
-      expected = .unknownFormat(3)
+      try Self.editRecord(bundle) { $0["format"] = BundleFormat.version + 1 }
+      expected = .unknownFormat(BundleFormat.version + 1)
     case .noFormat:
       try Self.editRecord(bundle) { $0["format"] = nil }
       expected = .malformedRecord("it has no format version")

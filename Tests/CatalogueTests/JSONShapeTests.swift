@@ -54,7 +54,9 @@ struct JSONShapeTests {
     #expect(pretty.contains("\n  \"body\" : \"Body text.\",\n"))
     #expect(pretty.contains(#""title" : "A\u009b31mB\u007f/C\u001b""#))
     let compact = try JSONShape.encodeCompact(JSONShape.Review(stored))
-    #expect(!compact.contains("\n") && compact.hasPrefix(#"{"body":"Body text.","category":"movie","#))
+    #expect(
+      !compact.contains("\n")
+        && compact.hasPrefix(#"{"body":"Body text.","bodyHTML":"<p>Body text.</p>\n","category":"movie","#))
     #expect(compact.contains(#""createdBy":null"#) && compact.contains(#""title":"A\u009b31mB\u007f/C\u001b""#))
     #expect(!compact.unicodeScalars.contains { $0.properties.generalCategory == .control })
   }
@@ -121,7 +123,9 @@ struct PageJSONTests {
       created: Date(timeIntervalSince1970: Double(index) * 1000.25),
       updated: Date(timeIntervalSince1970: Double(index) * 2000.5), imageCount: index % 4,
       cover: cover ? image : nil, coverAlt: cover && index % 3 != 1 ? text(8) : nil,
-      createdBy: index % 2 == 0 ? text(3) : nil, updatedBy: index % 5 == 0 ? nil : text(4))
+      createdBy: index % 2 == 0 ? text(3) : nil, updatedBy: index % 5 == 0 ? nil : text(4),
+      containsSpoilers: index % 7 == 0,
+      published: index % 3 == 2 ? nil : Date(timeIntervalSince1970: Double(index) * 1500.75))
     return JSONShape.Summary(
       summary,
       urls: urls

@@ -110,7 +110,7 @@ public enum BundleProblem: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// ```
 /// <slug>/
-///   review.json                       the record (format 1 or 2, below)
+///   review.json                       the record (format 1, 2 or 3, below)
 ///   images/<sha256>.<jpg|png>          each original, byte-for-byte
 ///   images/<sha256>-thumbnail.<jpg|png> its thumbnail, as the exporting library made it
 ///   index.html                        the review as a reader sees it
@@ -122,15 +122,18 @@ public enum BundleProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// exporting an imported review again gives the same bytes.
 enum BundleFormat {
   /// The newest `format` this build writes and reads. Format 2 adds each picture's `alt`,
-  /// `caption` and `name`; a bundle without any of them is written as format 1, which
-  /// builds that predate them read.
-  static let version = 2
+  /// `caption` and `name`; format 3 the review's `containsSpoilers`, `draft` and `published`.
+  /// A bundle is written in the oldest format that holds what it says (a published review
+  /// without a spoiler warning, published when it was created, and pictures without text is
+  /// format 1), which builds that predate the newer ones read.
+  static let version = 3
   /// The formats this build reads.
   static let versions = 1...version
 
   /// The format a record is written in: the oldest that holds all it says.
-  static func version(of images: [Image]) -> Int {
-    images.contains { $0.alt != nil || $0.caption != nil || $0.name != nil } ? 2 : 1
+  static func version(of images: [Image], containsSpoilers: Bool, draft: Bool, publishedAtCreation: Bool) -> Int {
+    if containsSpoilers || draft || !publishedAtCreation { return 3 }
+    return images.contains { $0.alt != nil || $0.caption != nil || $0.name != nil } ? 2 : 1
   }
 
   static let record = "review.json"
@@ -173,6 +176,11 @@ enum BundleFormat {
     var created: String
     var updated: String
     var images: [Image]
+    /// Format 3: the spoiler warning, whether the review is a draft, and when a published one
+    /// was published (a `DateText` time). Absent in older formats: published when created.
+    var containsSpoilers: Bool? = nil
+    var draft: Bool? = nil
+    var published: String? = nil
   }
 
   struct Image: Codable, Equatable {
@@ -233,7 +241,8 @@ enum BundleFormat {
       var seen: Set<String> = []
       let known =
         object.path.isEmpty
-        ? recordKeys : object.path.hasPrefix("images[") ? (format == 1 ? imageKeys1 : imageKeys) : []
+        ? (format < 3 ? recordKeys12 : recordKeys)
+        : object.path.hasPrefix("images[") ? (format == 1 ? imageKeys1 : imageKeys) : []
       for key in object.keys {
         let at = object.path.isEmpty ? "at the top level" : "in \(object.path)"
         guard seen.insert(key).inserted else {
@@ -248,7 +257,9 @@ enum BundleFormat {
     return record
   }
 
-  static let recordKeys: Set<String> = [
+  static let recordKeys: Set<String> = recordKeys12.union(["containsSpoilers", "draft", "published"])
+  /// The record's keys in formats 1 and 2.
+  static let recordKeys12: Set<String> = [
     "format", "id", "title", "body", "rating", "category", "favorite", "created", "updated", "images",
   ]
   static let imageKeys: Set<String> = [

@@ -48,6 +48,8 @@ struct VerifiedBundle {
   var fields: ReviewFields
   var created: Date
   var updated: Date
+  /// When it was published; `nil` for a draft.
+  var published: Date?
   /// The originals' bytes, in the record's order.
   var originals: [[UInt8]]
 }
@@ -401,7 +403,7 @@ enum BundleReader {
     } catch {
       throw refuse(error)
     }
-    let (fields, created, updated) = try validate(record, sums: sums, source: source)
+    let (fields, created, updated, published) = try validate(record, sums: sums, source: source)
 
     // Every other listed file, in path order; the originals are kept.
     let originalPaths = Set(record.images.map(\.original))
@@ -420,7 +422,7 @@ enum BundleReader {
             + "but its bytes hash to \(sums[image.original]!)"))
     }
     return VerifiedBundle(
-      source: source, record: record, fields: fields, created: created, updated: updated,
+      source: source, record: record, fields: fields, created: created, updated: updated, published: published,
       originals: record.images.map { kept[$0.original]! })
   }
 
@@ -429,9 +431,7 @@ enum BundleReader {
   private static func validate(
     _ record: BundleFormat.Record, sums: [String: String], source: String
   )
-    throws(CatalogueError) -> (
-      ReviewFields, Date, Date
-    )
+    throws(CatalogueError) -> (ReviewFields, Date, Date, published: Date?)
   {
     for image in record.images {
       guard BundleFormat.isSafePath(image.original) else {
@@ -452,9 +452,10 @@ enum BundleReader {
     }
     let created = DateText.parse(record.created)
     let updated = DateText.parse(record.updated)
+    let published = record.published.map(DateText.parse)
     for (name, text, date) in [
       ("created", record.created, created), ("updated", record.updated, updated),
-    ] where date == nil {
+    ] + (record.published.map { [("published", $0, published ?? nil)] } ?? []) where date == nil {
       problems.append(
         "\(name) \"\(BundleProblem.shown(String(text.prefix(40))))\" is not a time like 2026-11-30T05:16:02.311Z"
       )
@@ -463,7 +464,7 @@ enum BundleReader {
     do {
       fields = try ReviewDraft(
         title: record.title, body: record.body, rating: record.rating, category: record.category,
-        favorite: record.favorite
+        favorite: record.favorite, containsSpoilers: record.containsSpoilers ?? false
       ).validated()
     } catch {
       if case .invalidReview(let found) = error { problems += found } else { throw error }
@@ -503,9 +504,15 @@ enum BundleReader {
         covers == 0 ? "no image is marked as the cover" : "\(covers) images are marked as the cover"
       )
     }
+    if record.draft == true && record.published != nil {
+      problems.append(
+        "a draft has no published time, yet this one has \"\(BundleProblem.shown(record.published ?? ""))\"")
+    }
     guard problems.isEmpty, let fields, let created, let updated else {
       throw .badBundle(source: source, problem: .invalidRecord(problems))
     }
-    return (fields, created, updated)
+    // A draft stays one; a published review keeps its time, or, from a format without one,
+    // was published when it was created.
+    return (fields, created, updated, record.draft == true ? nil : (published ?? nil) ?? created)
   }
 }

@@ -62,15 +62,17 @@ extension Library {
       ids: ids, to: folder, force: force, archive: archive, catalogue: false, progress: progress)
   }
 
-  /// Exports every review as ``export(_:to:force:archive:progress:)`` does, and writes beside the
-  /// bundles `index.html`, the catalogue page listing every review as a card, grouped by category.
-  /// With `archive`, everything goes into one `catalogue.tar` instead: the bundle folders and the
-  /// page.
+  /// Exports every published review as ``export(_:to:force:archive:progress:)`` does (drafts
+  /// too with `includeDrafts`), and writes beside the bundles `index.html`, the catalogue page
+  /// listing them as cards, grouped by category. With `archive`, everything goes into one
+  /// `catalogue.tar` instead: the bundle folders and the page. The export is a site for
+  /// readers: a draft left out is not there at all, and one an earlier export wrote (a review
+  /// taken back to a draft since) is pruned as a deleted review is.
   public func exportAll(
-    to folder: String, force: Bool = false, archive: Bool = false,
+    to folder: String, force: Bool = false, archive: Bool = false, includeDrafts: Bool = false,
     progress: ((ImportProgress) -> Void)? = nil
   ) throws(CatalogueError) -> ExportReport {
-    let ids = try records.reviewIDs(byID: false)
+    let ids = try records.reviewIDs(byID: false, publishedOnly: !includeDrafts)
     return try export(
       ids: ids, to: folder, force: force, archive: archive, catalogue: true, progress: progress)
   }
@@ -242,11 +244,17 @@ extension Library {
           orientation: image.orientation.rawValue, bytes: image.bytes, cover: index == coverIndex,
           original: originalPath, alt: reviewImage.alt, caption: reviewImage.caption, name: reviewImage.name))
     }
+    let created = DateText.format(review.created)
+    let published = review.published.map(DateText.format)
+    let format = BundleFormat.version(
+      of: images, containsSpoilers: review.containsSpoilers, draft: review.isDraft,
+      publishedAtCreation: published == nil || published == created)
     let record = BundleFormat.Record(
-      format: BundleFormat.version(of: images), id: review.id, title: review.title, body: review.body,
+      format: format, id: review.id, title: review.title, body: review.body,
       rating: review.rating, category: review.category.rawValue, favorite: review.favorite,
-      created: DateText.format(review.created), updated: DateText.format(review.updated),
-      images: images)
+      created: created, updated: DateText.format(review.updated),
+      images: images, containsSpoilers: format >= 3 ? review.containsSpoilers : nil,
+      draft: format >= 3 ? review.isDraft : nil, published: format >= 3 ? published : nil)
     output.insert((BundleFormat.record, BundleFormat.encode(record)), at: 0)
     output.append(
       (

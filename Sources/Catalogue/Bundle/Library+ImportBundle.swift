@@ -121,7 +121,7 @@ extension Library {
           throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
         }
         let newID = try insertReview(
-          bundle.fields, id: id, created: bundle.created, updated: bundle.updated)
+          bundle.fields, id: id, created: bundle.created, updated: bundle.updated, published: bundle.published)
         for image in stored { try insertImageRecord(image) }
         let links = zip(stored, record.images).map { image, listed in
           ImageLink(

@@ -210,11 +210,11 @@ extension Library {
     let rows = try records.allReviews().map { row in
       (
         row.id, ReviewDraft(title: row.title, body: row.body, rating: row.rating, category: row.category),
-        row.created, row.updated
+        row.created, row.updated, row
       )
     }
     var findings: [Finding] = []
-    for (id, draft, created, updated) in rows {
+    for (id, draft, created, updated, row) in rows {
       var problems: [String] = []
       do {
         _ = try draft.validated()
@@ -223,11 +223,25 @@ extension Library {
       }
       if DateText.parse(created) == nil { problems.append("created time \"\(created)\" is not a time") }
       if DateText.parse(updated) == nil { problems.append("updated time \"\(updated)\" is not a time") }
+      // Schema 9's publication: a time when there is one, and none on a draft.
+      var publication: String?
+      if let published = row.published {
+        if row.draft {
+          problems.append("it is a draft, yet has a published time \"\(published)\"")
+          publication = "--draft"
+        } else if DateText.parse(published) == nil {
+          problems.append("published time \"\(published)\" is not a time")
+          publication = "--draft, then --publish"
+        }
+      }
       if !problems.isEmpty {
+        let command = "catalogue edit \(id.prefix(8))"
+        var remedy = "correct it with `\(command) …`"
+        if problems.count == 1, let publication { remedy = "set its state again with `\(command) \(publication)`" }
         findings.append(
           Finding(
-            kind: .invalidReview, target: id, problem: problems.joined(separator: "; "),
-            remedy: "correct it with `catalogue edit \(id.prefix(8)) …`", repairable: false))
+            kind: .invalidReview, target: id, problem: problems.joined(separator: "; "), remedy: remedy,
+            repairable: false))
       }
     }
     return findings

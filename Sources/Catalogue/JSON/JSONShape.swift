@@ -76,7 +76,17 @@ public enum JSONShape {
   public struct Review: Encodable, Sendable {
     public var id: String
     public var title: String
+    /// The Markdown as written, spoilers and all.
     public var body: String
+    /// The body rendered as the review's page shows it, each spoiler inside a closed
+    /// `<details class="spoiler">` (see ``Markdown``).
+    public var bodyHTML: String
+    /// Whether the whole review gives away what happens: show its body only when asked.
+    public var containsSpoilers: Bool
+    /// Whether it is a draft, which readers never see.
+    public var draft: Bool
+    /// When it was published; null for a draft.
+    @NullWhenMissing public var published: String?
     public var rating: Int
     public var category: String
     public var favorite: Bool
@@ -92,6 +102,10 @@ public enum JSONShape {
       id = review.id
       title = review.title
       body = review.body
+      bodyHTML = Markdown.html(review.body)
+      containsSpoilers = review.containsSpoilers
+      draft = review.isDraft
+      published = review.published.map(DateText.format)
       rating = review.rating
       category = review.category.rawValue
       favorite = review.favorite
@@ -125,6 +139,12 @@ public enum JSONShape {
     public var updated: String
     @NullWhenMissing public var createdBy: String?
     @NullWhenMissing public var updatedBy: String?
+    /// See ``Review/containsSpoilers``.
+    public var containsSpoilers: Bool
+    /// See ``Review/isDraft``.
+    public var draft: Bool
+    /// When it was published; null for a draft.
+    @NullWhenMissing public var published: String?
     public var imageCount: Int
     /// null without images.
     @NullWhenMissing public var cover: Cover?
@@ -139,6 +159,9 @@ public enum JSONShape {
       updated = DateText.format(summary.updated)
       createdBy = summary.createdBy
       updatedBy = summary.updatedBy
+      containsSpoilers = summary.containsSpoilers
+      draft = summary.isDraft
+      published = summary.published.map(DateText.format)
       imageCount = summary.imageCount
       cover = summary.cover.map {
         Cover(

@@ -382,7 +382,7 @@ extension Library {
           let missing = stored.first { files.size(of: $0.original) != $0.bytes }?.original ?? stored[0].thumbnail
           throw .io(operation: .keep, path: files.location(of: missing), code: Errno.noEntry.rawValue)
         }
-        let id = try insertReview(fields, id: nil, created: now, updated: now)
+        let id = try insertReview(fields, id: nil, created: now, updated: now, published: draft.publish ? now : nil)
         for image in stored { try insertImageRecord(image) }
         let links = zip(stored, sourceNames).map { image, source in
           ImageLink(sha256: image.sha256, name: PictureName.of(source, uploaded: names != nil))

@@ -12,6 +12,13 @@ public struct ReviewQuery: Sendable, Equatable {
     case relevance
   }
 
+  /// Which reviews a list shows: readers see only published ones.
+  public enum Showing: String, Sendable, CaseIterable {
+    case published
+    case drafts
+    case all
+  }
+
   public var category: Category?
   public var minimumRating: Int?
   public var favoritesOnly: Bool
@@ -23,11 +30,14 @@ public struct ReviewQuery: Sendable, Equatable {
   public var reversed: Bool
   public var limit: Int
   public var offset: Int
+  /// Published reviews only unless asked: whatever lists for a reader must never show a
+  /// draft, so that is what a query forgets to say.
+  public var showing: Showing
 
   public init(
     category: Category? = nil, minimumRating: Int? = nil, favoritesOnly: Bool = false,
     search: String? = nil, sort: Sort? = nil, reversed: Bool = false, limit: Int = 50,
-    offset: Int = 0
+    offset: Int = 0, showing: Showing = .published
   ) {
     self.category = category
     self.minimumRating = minimumRating
@@ -37,6 +47,7 @@ public struct ReviewQuery: Sendable, Equatable {
     self.reversed = reversed
     self.limit = limit
     self.offset = offset
+    self.showing = showing
   }
 }
 
@@ -56,6 +67,13 @@ public struct ReviewSummary: Sendable, Equatable {
   /// Who created and last changed it (see ``Review/createdBy``).
   public var createdBy: String?
   public var updatedBy: String?
+  /// See ``Review/containsSpoilers``.
+  public var containsSpoilers: Bool
+  /// See ``Review/published``.
+  public var published: Date?
+
+  /// Whether it is a draft.
+  public var isDraft: Bool { published == nil }
 }
 
 /// A page of a list, with how many reviews match in all.
@@ -95,26 +113,34 @@ extension Library {
       var ids: [String] = []
       for (draft, fields) in zip(drafts, rows) {
         if !draft.newCategory { try checkNewCategory(fields.category.rawValue) }
-        ids.append(try insertReview(fields, id: nil, created: now, updated: now))
+        ids.append(try insertReview(fields, id: nil, created: now, updated: now, published: draft.publish ? now : nil))
       }
       return ids
     }
   }
 
   /// Inserts a review under `id` (a fresh random one when `nil`) with the given times, inside
-  /// the caller's write transaction (imports keep a review's story). Returns the id.
-  func insertReview(_ fields: ReviewFields, id: String?, created: Date, updated: Date) throws(CatalogueError)
-    -> String
+  /// the caller's write transaction (imports keep a review's story); `published` `nil` makes it
+  /// a draft. Returns the id.
+  func insertReview(_ fields: ReviewFields, id: String?, created: Date, updated: Date, published: Date?)
+    throws(CatalogueError) -> String
   {
     if let id {
-      guard try records.insertReview(id: id, fields, created: created, updated: updated, author: author) else {
+      guard
+        try records.insertReview(
+          id: id, fields, created: created, updated: updated, published: published, author: author)
+      else {
         throw .reviewExists(id: id, title: try records.reviewTitle(id: id) ?? "")
       }
       return id
     }
     for _ in 0..<8 {
       let id = randomHex(8)
-      if try records.insertReview(id: id, fields, created: created, updated: updated, author: author) { return id }
+      if try records.insertReview(
+        id: id, fields, created: created, updated: updated, published: published, author: author)
+      {
+        return id
+      }
     }
     throw .internalFailure("could not find a free review id in 8 draws; is the random generator broken?")
   }
@@ -137,6 +163,7 @@ extension Library {
   /// transaction, so that a change another command made between a reader's look and this
   /// write is never lost. The result is validated as ``create(_:now:)`` validates a draft.
   /// Changes that change nothing leave the review (and its updated time) as it was.
+  /// Publishing or taking back to a draft (``ReviewChanges/publish``) leaves the updated time.
   ///
   /// With `version` (``Review/version`` as the editor saw it), a review changed since is not
   /// written over: ``CatalogueError/reviewChanged(id:title:by:)``, unless the changes leave it
@@ -148,8 +175,15 @@ extension Library {
     let id = try write { () throws(CatalogueError) -> String in
       let id = try resolve(reference)
       guard let row = try records.review(id: id) else { throw .reviewNotFound(reference) }
+      // Publishing a published review keeps its time; a draft keeps none.
+      if changes.publish == true && row.draft {
+        try records.setPublished(id: id, now)
+      } else if changes.publish == false && (!row.draft || row.published != nil) {
+        try records.setPublished(id: id, nil)
+      }
       let current = ReviewDraft(
-        title: row.title, body: row.body, rating: row.rating, category: row.category, favorite: row.favorite)
+        title: row.title, body: row.body, rating: row.rating, category: row.category, favorite: row.favorite,
+        containsSpoilers: row.containsSpoilers)
       let changed = changes.applied(to: current)
       guard changed != current else { return id }
       let fields = try changed.validated()
@@ -182,10 +216,11 @@ extension Library {
     return removed
   }
 
-  /// The categories the library's reviews use, the known kinds first in their order, then the
-  /// other labels in byte order: what a filter offers.
-  public func categoriesInUse() throws(CatalogueError) -> [Category] {
-    let used = Set(try records.categoryLabels().compactMap(Category.init(rawValue:)))
+  /// The categories the library's reviews use (its published ones, with `publishedOnly`: what
+  /// a reader may know of), the known kinds first in their order, then the other labels in
+  /// byte order: what a filter offers.
+  public func categoriesInUse(publishedOnly: Bool = false) throws(CatalogueError) -> [Category] {
+    let used = Set(try records.categoryLabels(publishedOnly: publishedOnly).compactMap(Category.init(rawValue:)))
     let known = Category.known.filter(used.contains)
     let others = used.subtracting(known).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
     return known + others
@@ -197,7 +232,7 @@ extension Library {
   /// and `update` ask it unless the draft or the changes say `newCategory`.
   func checkNewCategory(_ label: String) throws(CatalogueError) {
     guard let category = Category(rawValue: label), !category.isKnown else { return }
-    let used = try records.categoryLabels().compactMap(Category.init(rawValue:))
+    let used = try records.categoryLabels(publishedOnly: false).compactMap(Category.init(rawValue:))
     guard !used.contains(category) else { return }
     if let suggestion = category.nearMiss(among: Category.known + used) {
       throw .unknownCategory(category.rawValue, suggestion: suggestion.rawValue)
@@ -216,7 +251,7 @@ extension Library {
     }
     var longest = 0
     if ids.count > 1000 {
-      let all = try records.reviewIDs(byID: true)
+      let all = try records.reviewIDs(byID: true, publishedOnly: false)
       for (previous, next) in zip(all, all.dropFirst()) { longest = max(longest, shared(previous, next)) }
     } else {
       for id in ids {
@@ -227,13 +262,14 @@ extension Library {
   }
 
   /// The full id of the review `reference` names: an id, or a unique prefix of at least four
-  /// digits (as git takes commit ids).
-  public func resolve(_ reference: String) throws(CatalogueError) -> String {
+  /// digits (as git takes commit ids). With `publishedOnly` (a reader's look), drafts are not
+  /// there at all: a draft's id is not found, and a prefix is not ambiguous for one.
+  public func resolve(_ reference: String, publishedOnly: Bool = false) throws(CatalogueError) -> String {
     let prefix = reference.lowercased()
     guard (4...16).contains(prefix.utf8.count),
       prefix.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
     else { throw .badReviewReference(reference) }
-    let matches = try records.reviewIDs(withPrefix: prefix, limit: 5)
+    let matches = try records.reviewIDs(withPrefix: prefix, limit: 5, publishedOnly: publishedOnly)
     switch matches.count {
     case 0: throw .reviewNotFound(reference)
     case 1: return matches[0]
@@ -241,17 +277,22 @@ extension Library {
     }
   }
 
-  /// The review `reference` names, with its images.
-  public func review(_ reference: String) throws(CatalogueError) -> Review {
-    let id = try resolve(reference)
+  /// The review `reference` names, with its images. With `publishedOnly` (what a reader may
+  /// see), a draft is not found, exactly as an id no review has.
+  public func review(_ reference: String, publishedOnly: Bool = false) throws(CatalogueError) -> Review {
+    let id = try resolve(reference, publishedOnly: publishedOnly)
     return try read { () throws(CatalogueError) -> Review in
-      guard let row = try records.review(id: id) else { throw .reviewNotFound(reference) }
+      guard let row = try records.review(id: id), !(publishedOnly && row.draft) else {
+        throw .reviewNotFound(reference)
+      }
+      let created = try RecordValue.time(row.created, "created", of: row.id)
       return Review(
         id: row.id, title: row.title, body: row.body, rating: row.rating,
         category: try RecordValue.category(row.category, of: row.id), favorite: row.favorite,
-        created: try RecordValue.time(row.created, "created", of: row.id),
-        updated: try RecordValue.time(row.updated, "updated", of: row.id),
-        images: try images(of: id), createdBy: row.createdBy, updatedBy: row.updatedBy)
+        created: created, updated: try RecordValue.time(row.updated, "updated", of: row.id),
+        images: try images(of: id), createdBy: row.createdBy, updatedBy: row.updatedBy,
+        containsSpoilers: row.containsSpoilers,
+        published: try RecordValue.published(row.published, draft: row.draft, created: created, of: row.id))
     }
   }
 
@@ -310,13 +351,15 @@ extension Library {
       for row in rows {
         var cover: StoredImage?
         if let image = row.cover { cover = try storedImage(image) }
+        let created = try RecordValue.time(row.created, "created", of: row.id)
         reviews.append(
           ReviewSummary(
             id: row.id, title: row.title, rating: row.rating,
             category: try RecordValue.category(row.category, of: row.id), favorite: row.favorite,
-            created: try RecordValue.time(row.created, "created", of: row.id),
-            updated: try RecordValue.time(row.updated, "updated", of: row.id), imageCount: row.imageCount,
-            cover: cover, coverAlt: row.coverAlt, createdBy: row.createdBy, updatedBy: row.updatedBy))
+            created: created, updated: try RecordValue.time(row.updated, "updated", of: row.id),
+            imageCount: row.imageCount, cover: cover, coverAlt: row.coverAlt, createdBy: row.createdBy,
+            updatedBy: row.updatedBy, containsSpoilers: row.containsSpoilers,
+            published: try RecordValue.published(row.published, draft: row.draft, created: created, of: row.id)))
       }
       return ReviewPage(reviews: reviews, total: total, offset: query.offset, totalIsEstimate: totalIsEstimate)
     }
@@ -346,6 +389,14 @@ enum RecordValue {
         what.count == 16 ? "review \(what)" : what, problem: "\(name) time \"\(text)\" is not a time")
     }
     return date
+  }
+
+  /// When a review was published: `nil` for a draft; its created time when the record keeps
+  /// none (schema 9).
+  static func published(_ text: String?, draft: Bool, created: Date, of id: String) throws(CatalogueError) -> Date? {
+    guard !draft else { return nil }
+    guard let text else { return created }
+    return try time(text, "published", of: id)
   }
 
   static func format(_ text: String, of what: String) throws(CatalogueError) -> ImageFormat {

@@ -212,7 +212,61 @@ enum Schema {
         \(refreshCards(where: "1"));
         DROP INDEX review_images_card;
         """),
+    // Spoilers and drafts. `contains_spoilers`: the whole review gives away what happens, and
+    // a reader is asked before its body is shown. `draft`: readers never see the review. It is
+    // a small number so that every index a reader's page is read from can carry it and test it
+    // inside the index (a page stays read from its index alone, however deep), after `seq`, the
+    // order's tie-break, so that the index still gives the whole order. `published`:
+    // when a review that is not a draft was published; NULL reads as its created time (every
+    // review before this version was published when it was created, and a rebuild of a damaged
+    // older database has no such column), and a draft keeps none.
+    //
+    // The search index no longer holds the words of a body's spoilers (`||…||`, `::: spoiler`):
+    // the view gives it each body as ``Markdown/searchable(_:)`` leaves it, and it is rebuilt.
+    Migration(
+      version: 9,
+      sql: """
+        ALTER TABLE reviews ADD COLUMN contains_spoilers INTEGER NOT NULL DEFAULT 0
+          CHECK (contains_spoilers IN (0, 1));
+        ALTER TABLE reviews ADD COLUMN draft INTEGER NOT NULL DEFAULT 0 CHECK (draft IN (0, 1));
+        ALTER TABLE reviews ADD COLUMN published TEXT CHECK (length(published) > 0);
+        UPDATE reviews SET published = created;
+
+        DROP INDEX reviews_title;
+        DROP INDEX reviews_rating;
+        DROP INDEX reviews_created;
+        DROP INDEX reviews_updated;
+        DROP INDEX reviews_favorite;
+        DROP INDEX reviews_category_title;
+        DROP INDEX reviews_category_rating;
+        DROP INDEX reviews_category_created;
+        DROP INDEX reviews_category_updated;
+        CREATE INDEX reviews_title ON reviews (title COLLATE NOCASE, seq, draft);
+        CREATE INDEX reviews_rating ON reviews (rating DESC, title COLLATE NOCASE, seq, draft);
+        CREATE INDEX reviews_created ON reviews (created, seq, draft);
+        CREATE INDEX reviews_updated ON reviews (updated, seq, draft);
+        CREATE INDEX reviews_favorite ON reviews (favorite, draft);
+        CREATE INDEX reviews_category_title ON reviews (category, title COLLATE NOCASE, seq, rating, favorite, draft);
+        CREATE INDEX reviews_category_rating
+          ON reviews (category, rating DESC, title COLLATE NOCASE, seq, favorite, draft);
+        CREATE INDEX reviews_category_created ON reviews (category, created, seq, rating, favorite, draft);
+        CREATE INDEX reviews_category_updated ON reviews (category, updated, seq, rating, favorite, draft);
+        CREATE INDEX reviews_draft ON reviews (draft, category);
+
+        DROP VIEW reviews_search;
+        \(searchView)
+        INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild');
+        """),
   ]
+
+  /// The view the full-text index reads its content from (``SearchIndex``), as of schema 9:
+  /// each review's title and the words of its body a reader sees without revealing a spoiler.
+  static let searchView = """
+    CREATE VIEW reviews_search AS
+      SELECT catalogue_search_key(seq, title, catalogue_searchable(body)) AS key, seq,
+        catalogue_search_text(title) AS title, catalogue_search_text(catalogue_searchable(body)) AS body
+      FROM reviews;
+    """
 
   /// The version that keeps each review's card on its row (``cardTriggers``).
   static let cardVersion = 8

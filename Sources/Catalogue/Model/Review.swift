@@ -20,10 +20,18 @@ public struct Review: Sendable, Equatable, Identifiable {
   public var createdBy: String?
   /// The reviewer who last changed it, or `nil` as for ``createdBy``.
   public var updatedBy: String?
+  /// Whether the whole review gives away what happens: a reader is asked before its body is
+  /// shown, and previews never show its text. (Spoilers within the body are marked in its
+  /// Markdown instead: see ``Markdown``.)
+  public var containsSpoilers: Bool
+  /// When it was published, or `nil` while it is a draft: a draft is for its reviewers only,
+  /// and readers never see it, nor learn that it exists.
+  public var published: Date?
 
   public init(
     id: String, title: String, body: String, rating: Int, category: Category, favorite: Bool,
-    created: Date, updated: Date, images: [ReviewImage] = [], createdBy: String? = nil, updatedBy: String? = nil
+    created: Date, updated: Date, images: [ReviewImage] = [], createdBy: String? = nil, updatedBy: String? = nil,
+    containsSpoilers: Bool = false, published: Date?
   ) {
     self.id = id
     self.title = title
@@ -36,14 +44,22 @@ public struct Review: Sendable, Equatable, Identifiable {
     self.images = images
     self.createdBy = createdBy
     self.updatedBy = updatedBy
+    self.containsSpoilers = containsSpoilers
+    self.published = published
   }
+
+  /// Whether it is a draft: not published.
+  public var isDraft: Bool { published == nil }
 
   /// The cover image, if the review has images.
   public var cover: ReviewImage? { images.first { $0.isCover } ?? images.first }
 
   /// The version of the review's text: see ``ReviewDraft/version``.
   public var version: String {
-    ReviewDraft(title: title, body: body, rating: rating, category: category.rawValue, favorite: favorite).version
+    ReviewDraft(
+      title: title, body: body, rating: rating, category: category.rawValue, favorite: favorite,
+      containsSpoilers: containsSpoilers
+    ).version
   }
 }
 
@@ -56,15 +72,24 @@ public struct ReviewChanges: Sendable, Equatable {
   /// The category as typed: a known kind or a custom label.
   public var category: String?
   public var favorite: Bool?
+  /// Whether the whole review gives away what happens (see ``Review/containsSpoilers``).
+  public var containsSpoilers: Bool?
+  /// `true` publishes a draft (a published review stays as it is, with its time); `false`
+  /// takes a review back to a draft. Not one of the fields ``Review/version`` names: it
+  /// changes who may read the review, not what it says, and leaves its updated time.
+  public var publish: Bool?
 
   public init(
-    title: String? = nil, body: String? = nil, rating: Int? = nil, category: String? = nil, favorite: Bool? = nil
+    title: String? = nil, body: String? = nil, rating: Int? = nil, category: String? = nil, favorite: Bool? = nil,
+    containsSpoilers: Bool? = nil, publish: Bool? = nil
   ) {
     self.title = title
     self.body = body
     self.rating = rating
     self.category = category
     self.favorite = favorite
+    self.containsSpoilers = containsSpoilers
+    self.publish = publish
   }
 
   /// Whether a category the library has never used is meant as a label of its own: without
@@ -72,7 +97,10 @@ public struct ReviewChanges: Sendable, Equatable {
   public var newCategory = false
 
   /// Whether it changes nothing.
-  public var isEmpty: Bool { title == nil && body == nil && rating == nil && category == nil && favorite == nil }
+  public var isEmpty: Bool {
+    title == nil && body == nil && rating == nil && category == nil && favorite == nil && containsSpoilers == nil
+      && publish == nil
+  }
 
   /// `draft` with these changes made.
   func applied(to draft: ReviewDraft) -> ReviewDraft {
@@ -82,6 +110,7 @@ public struct ReviewChanges: Sendable, Equatable {
     if let rating { result.rating = rating }
     if let category { result.category = category }
     if let favorite { result.favorite = favorite }
+    if let containsSpoilers { result.containsSpoilers = containsSpoilers }
     return result
   }
 }
@@ -94,9 +123,12 @@ public struct ReviewFields: Sendable, Equatable {
   public var rating: Int
   public var category: Category
   public var favorite: Bool
+  /// See ``Review/containsSpoilers``.
+  public var containsSpoilers: Bool
 }
 
-/// The fields a reviewer writes; what `create` takes and `edit` changes.
+/// The fields a reviewer writes; what `create` takes and `edit` changes. (Not a draft in the
+/// sense of ``Review/isDraft``: whether a new review is published is ``publish``.)
 public struct ReviewDraft: Sendable, Equatable {
   public var title: String
   public var body: String
@@ -104,18 +136,26 @@ public struct ReviewDraft: Sendable, Equatable {
   /// The category as typed: a known kind or a custom label.
   public var category: String
   public var favorite: Bool
+  /// See ``Review/containsSpoilers``.
+  public var containsSpoilers: Bool
+  /// Whether a new review is published at once (the command line's default); `false` keeps it
+  /// a draft (the editor's default). Only ``Library/create(_:now:)`` reads it.
+  public var publish: Bool
   /// Whether a category the library has never used is meant as a label of its own: without
   /// it, one that looks like a typo of a category in use ("moive") is refused.
   public var newCategory: Bool
 
   public init(
-    title: String, body: String = "", rating: Int, category: String, favorite: Bool = false, newCategory: Bool = false
+    title: String, body: String = "", rating: Int, category: String, favorite: Bool = false,
+    containsSpoilers: Bool = false, publish: Bool = true, newCategory: Bool = false
   ) {
     self.title = title
     self.body = body
     self.rating = rating
     self.category = category
     self.favorite = favorite
+    self.containsSpoilers = containsSpoilers
+    self.publish = publish
     self.newCategory = newCategory
   }
 
@@ -123,16 +163,19 @@ public struct ReviewDraft: Sendable, Equatable {
   public init(_ fields: ReviewFields) {
     self.init(
       title: fields.title, body: fields.body, rating: fields.rating, category: fields.category.rawValue,
-      favorite: fields.favorite)
+      favorite: fields.favorite, containsSpoilers: fields.containsSpoilers)
   }
 
   /// A name for these fields as they stand (16 hexadecimal digits of a SHA-256 of them): any
-  /// change to the title, the body, the stars, the category or the favourite mark changes it.
-  /// An edit carries the version it was made from (a form, an `If-Match`), so that one made
-  /// from a page that another change has overtaken is refused rather than saved over it.
+  /// change to the title, the body, the stars, the category, the favourite mark or the
+  /// spoiler warning changes it. An edit carries the version it was made from (a form, an
+  /// `If-Match`), so that one made from a page that another change has overtaken is refused
+  /// rather than saved over it. (The warning counts only when set, so that the versions of
+  /// reviews without one are those they had before the warning existed.)
   public var version: String {
     var bytes: [UInt8] = []
-    for field in [title, body, String(rating), category, favorite ? "1" : "0"] {
+    for field in [title, body, String(rating), category, favorite ? "1" : "0"] + (containsSpoilers ? ["spoilers"] : [])
+    {
       // Each field behind its length: no two sets of fields give the same bytes.
       bytes += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
     }
@@ -176,7 +219,9 @@ public struct ReviewDraft: Sendable, Equatable {
       )
     }
     guard problems.isEmpty, let category else { throw .invalidReview(problems) }
-    return ReviewFields(title: title, body: body, rating: rating, category: category, favorite: favorite)
+    return ReviewFields(
+      title: title, body: body, rating: rating, category: category, favorite: favorite,
+      containsSpoilers: containsSpoilers)
   }
 }
 

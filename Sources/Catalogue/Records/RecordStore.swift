@@ -42,22 +42,27 @@ protocol RecordStore: AnyObject {
   /// Inserts a review; `false` when `id` is taken already.
   /// `author` (a reviewer's name, or `nil` from the command line) is recorded as who created
   /// and last updated it.
-  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date, author: String?)
+  /// `published` is when it was published, `nil` for a draft.
+  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date, published: Date?, author: String?)
     throws(CatalogueError) -> Bool
   func updateReview(id: String, _ fields: ReviewFields, updated: Date, author: String?) throws(CatalogueError)
+  /// Publishes a review (at `published`), or with `nil` makes it a draft.
+  func setPublished(id: String, _ published: Date?) throws(CatalogueError)
   /// Deletes a review with its links to images.
   func deleteReview(id: String) throws(CatalogueError)
   func hasReview(id: String) throws(CatalogueError) -> Bool
-  func reviewIDs(withPrefix prefix: String, limit: Int) throws(CatalogueError) -> [String]
-  /// Every id, in id order (`byID`) or in the order the reviews were added.
-  func reviewIDs(byID: Bool) throws(CatalogueError) -> [String]
+  /// The ids that start with `prefix`, of published reviews only with `publishedOnly`.
+  func reviewIDs(withPrefix prefix: String, limit: Int, publishedOnly: Bool) throws(CatalogueError) -> [String]
+  /// Every id (of published reviews only, with `publishedOnly`), in id order (`byID`) or in
+  /// the order the reviews were added.
+  func reviewIDs(byID: Bool, publishedOnly: Bool) throws(CatalogueError) -> [String]
   /// The ids just before and just after `id` in id order.
   func neighbourIDs(of id: String) throws(CatalogueError) -> [String]
   func review(id: String) throws(CatalogueError) -> ReviewRow?
   func allReviews() throws(CatalogueError) -> [ReviewRow]
   func reviewTitle(id: String) throws(CatalogueError) -> String?
   func reviewCount() throws(CatalogueError) -> Int
-  func categoryLabels() throws(CatalogueError) -> [String]
+  func categoryLabels(publishedOnly: Bool) throws(CatalogueError) -> [String]
   /// A page for `query`, its search given as an FTS5 expression: how many match (estimated when
   /// a search by relevance matches more than `rankingWindow`: only the newest that many are
   /// ranked), and the rows. A search taking SQLite more than `maximumSteps` steps is refused
@@ -153,6 +158,10 @@ struct ReviewRow {
   var updated: String
   var createdBy: String?
   var updatedBy: String?
+  var containsSpoilers: Bool
+  var draft: Bool
+  /// When it was published; `nil` reads as its created time (see schema 9).
+  var published: String?
 }
 
 /// A list row, as stored.
@@ -170,6 +179,9 @@ struct SummaryRow {
   var coverAlt: String?
   var createdBy: String?
   var updatedBy: String?
+  var containsSpoilers: Bool
+  var draft: Bool
+  var published: String?
 }
 
 /// An image record's fields, as stored.

@@ -22,7 +22,10 @@ final class SQLiteRecords: RecordStore {
   private struct Remembered {
     var token: Database.ChangeToken?
     var counts: [Count: Int] = [:]
-    var categories: [String]?
+    /// The categories in use: by every review (`false`), by published ones (`true`).
+    var categories: [Bool: [String]] = [:]
+    /// Whether any review is a draft.
+    var hasDrafts: Bool?
     /// Image records by hash: a grid's covers, and the pictures its thumbnails are asked for.
     var images: [String: ImageRow] = [:]
 
@@ -221,19 +224,21 @@ final class SQLiteRecords: RecordStore {
   // MARK: Reviews
 
   /// Inserts a review; `false` when `id` is taken already.
-  func insertReview(id: String, _ fields: ReviewFields, created: Date, updated: Date, author: String?)
-    throws(CatalogueError) -> Bool
-  {
+  func insertReview(
+    id: String, _ fields: ReviewFields, created: Date, updated: Date, published: Date?, author: String?
+  ) throws(CatalogueError) -> Bool {
     do {
       try database.run(
         """
-        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, created_by, updated_by)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, created_by, updated_by,
+          contains_spoilers, draft, published)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
           .text(id), .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
           SQLValue(fields.favorite), .text(DateText.format(created)), .text(DateText.format(updated)),
-          SQLValue(author), SQLValue(author),
+          SQLValue(author), SQLValue(author), SQLValue(fields.containsSpoilers), SQLValue(published == nil),
+          published.map { .text(DateText.format($0)) } ?? .null,
         ])
       return true
     } catch  where error.isConstraintViolation && reviewExists(id) {
@@ -247,14 +252,23 @@ final class SQLiteRecords: RecordStore {
     try sql { () throws(DatabaseError) in
       try database.run(
         """
-        UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?,
+        UPDATE reviews SET title = ?, body = ?, rating = ?, category = ?, favorite = ?, contains_spoilers = ?,
           updated = max(?, created), updated_by = ?
         WHERE id = ?
         """,
         [
           .text(fields.title), .text(fields.body), SQLValue(fields.rating), .text(fields.category.rawValue),
-          SQLValue(fields.favorite), .text(DateText.format(updated)), SQLValue(author), .text(id),
+          SQLValue(fields.favorite), SQLValue(fields.containsSpoilers), .text(DateText.format(updated)),
+          SQLValue(author), .text(id),
         ])
+    }
+  }
+
+  func setPublished(id: String, _ published: Date?) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE reviews SET draft = ?, published = ? WHERE id = ?",
+        [SQLValue(published == nil), published.map { .text(DateText.format($0)) } ?? .null, .text(id)])
     }
   }
 
@@ -274,19 +288,21 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// The ids that start with `prefix` (lowercase hexadecimal), at most `limit`, in order.
-  func reviewIDs(withPrefix prefix: String, limit: Int) throws(CatalogueError) -> [String] {
+  func reviewIDs(withPrefix prefix: String, limit: Int, publishedOnly: Bool) throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in
       try database.query(
-        "SELECT id FROM reviews WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+        "SELECT id FROM reviews WHERE id >= ? AND id < ?\(publishedOnly ? " AND draft = 0" : "") ORDER BY id LIMIT ?",
         [.text(prefix), .text(prefix + "g"), SQLValue(limit)]
       ) { $0.text(0) }
     }
   }
 
   /// Every review id, in id order (`byID`) or in the order they were added.
-  func reviewIDs(byID: Bool) throws(CatalogueError) -> [String] {
+  func reviewIDs(byID: Bool, publishedOnly: Bool) throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT id FROM reviews ORDER BY \(byID ? "id" : "seq")") { $0.text(0) }
+      try database.query(
+        "SELECT id FROM reviews\(publishedOnly ? " WHERE draft = 0" : "") ORDER BY \(byID ? "id" : "seq")"
+      ) { $0.text(0) }
     }
   }
 
@@ -328,26 +344,41 @@ final class SQLiteRecords: RecordStore {
     try sql { () throws(DatabaseError) in try database.query("SELECT count(*) FROM reviews") { $0.int(0) }.first ?? 0 }
   }
 
-  /// The category labels in use.
-  func categoryLabels() throws(CatalogueError) -> [String] {
+  /// The category labels in use (by published reviews only, with `publishedOnly`).
+  func categoryLabels(publishedOnly: Bool) throws(CatalogueError) -> [String] {
     // One index seek a label (a loose index scan), not a walk over every review: the labels
     // are few, the reviews may be a hundred thousand, and the server asks for every page.
     try sql { () throws(DatabaseError) in
       let token = try database.changeToken()
       remembering(since: token)
-      if let labels = remembered.categories { return labels }
-      let labels = try database.query(
-        """
-        WITH RECURSIVE used (category) AS (
-          SELECT min(category) FROM reviews
-          UNION ALL
-          SELECT (SELECT min(category) FROM reviews WHERE category > used.category) FROM used
-          WHERE used.category IS NOT NULL
-        )
-        SELECT category FROM used WHERE category IS NOT NULL
-        """
-      ) { $0.text(0) }
-      remembered.categories = labels
+      if let labels = remembered.categories[publishedOnly] { return labels }
+      let labels: [String]
+      if publishedOnly {
+        labels = try database.query(
+          """
+          WITH RECURSIVE used (category) AS (
+            SELECT min(category) FROM reviews WHERE draft = 0
+            UNION ALL
+            SELECT (SELECT min(category) FROM reviews WHERE draft = 0 AND category > used.category) FROM used
+            WHERE used.category IS NOT NULL
+          )
+          SELECT category FROM used WHERE category IS NOT NULL
+          """
+        ) { $0.text(0) }
+      } else {
+        labels = try database.query(
+          """
+          WITH RECURSIVE used (category) AS (
+            SELECT min(category) FROM reviews
+            UNION ALL
+            SELECT (SELECT min(category) FROM reviews WHERE category > used.category) FROM used
+            WHERE used.category IS NOT NULL
+          )
+          SELECT category FROM used WHERE category IS NOT NULL
+          """
+        ) { $0.text(0) }
+      }
+      remembered.categories[publishedOnly] = labels
       return labels
     }
   }
@@ -386,6 +417,15 @@ final class SQLiteRecords: RecordStore {
       arguments.append(SQLValue(rating))
     }
     if query.favoritesOnly { conditions.append(("r.favorite = 1", "+r.favorite = 1")) }
+    // Tested inside the index the page is read from, which carries `draft` (schema 9). A
+    // library without drafts (most of them) needs no test: a search is then counted and ranked
+    // from the full-text index alone, as it was before drafts.
+    switch query.showing {
+    case .published:
+      if try hasDrafts() { conditions.append(("r.draft = 0", "+r.draft = 0")) }
+    case .drafts: conditions.append(("r.draft = 1", "+r.draft = 1"))
+    case .all: break
+    }
     let filter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.count).joined(separator: " AND ")
     let pageFilter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.page).joined(separator: " AND ")
     let sort = query.sort ?? (match == nil ? .updated : .relevance)
@@ -434,6 +474,18 @@ final class SQLiteRecords: RecordStore {
     } catch {
       if error.isInterrupted { throw .invalidQuery(SearchQuery.tooBroad) }
       throw .database(error)
+    }
+  }
+
+  /// Whether any review is a draft, remembered until the database changes: one step into an
+  /// index.
+  private func hasDrafts() throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      remembering(since: try database.changeToken())
+      if let known = remembered.hasDrafts { return known }
+      let found = try database.scalar("SELECT 1 FROM reviews WHERE draft = 1 LIMIT 1") != nil
+      remembered.hasDrafts = found
+      return found
     }
   }
 
@@ -586,7 +638,7 @@ final class SQLiteRecords: RecordStore {
     var rows = try database.query(
       """
       SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated, r.created_by,
-        r.updated_by, r.image_count, r.cover_image, r.cover_alt
+        r.updated_by, r.image_count, r.cover_image, r.cover_alt, r.contains_spoilers, r.draft, r.published
       FROM reviews r
       WHERE r.seq IN (\(placeholders))
       """, seqs.map { SQLValue($0) }
@@ -597,7 +649,8 @@ final class SQLiteRecords: RecordStore {
         SummaryRow(
           id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
           created: row.text(6), updated: row.text(7), imageCount: row.int(10), cover: nil,
-          coverAlt: row.optionalText(12), createdBy: row.optionalText(8), updatedBy: row.optionalText(9))
+          coverAlt: row.optionalText(12), createdBy: row.optionalText(8), updatedBy: row.optionalText(9),
+          containsSpoilers: row.bool(13), draft: row.bool(14), published: row.optionalText(15))
       )
     }
     try rememberImageRows(covers.compactMap { $0 })
@@ -631,7 +684,9 @@ final class SQLiteRecords: RecordStore {
 
   // MARK: Images and links
 
-  static let reviewColumns = "id, title, body, rating, category, favorite, created, updated, created_by, updated_by"
+  static let reviewColumns =
+    "id, title, body, rating, category, favorite, created, updated, created_by, updated_by, contains_spoilers, draft, "
+    + "published"
 
   static let imageColumns =
     "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
@@ -1052,7 +1107,8 @@ extension ReviewRow {
     self.init(
       id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
       favorite: row.bool(5), created: row.text(6), updated: row.text(7), createdBy: row.optionalText(8),
-      updatedBy: row.optionalText(9))
+      updatedBy: row.optionalText(9), containsSpoilers: row.bool(10), draft: row.bool(11),
+      published: row.optionalText(12))
   }
 }
 

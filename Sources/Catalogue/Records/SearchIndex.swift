@@ -4,7 +4,8 @@ import CSQLiteShims
 /// connection defines to keep it and to rank with it.
 ///
 /// `reviews_fts` is an FTS5 table whose content is the view `reviews_search`: each review's
-/// title and body as ``SearchText`` normalises them (`catalogue_search_text`), under
+/// title and body as ``SearchText`` normalises them (`catalogue_search_text`), the body
+/// without the words of its spoilers (`catalogue_searchable`, from schema 9), under
 /// a key (`catalogue_search_key`) that is the review's `seq` shifted left by ``lengthBits``,
 /// with the number of words the review indexes in the bits below, which relevance reads
 /// (`CSQLiteShims.h`). The key's order is `seq`'s: the newest matches come first from the top.
@@ -29,6 +30,10 @@ enum SearchIndex {
   static func prepare(_ database: Database) throws(DatabaseError) {
     try database.defineFunction("catalogue_search_text", argumentCount: 1) { arguments in
       .text(SearchText.indexed(text(arguments[0])))
+    }
+    // What of a body the index holds (schema 9): the body without its spoilers' words.
+    try database.defineFunction("catalogue_searchable", argumentCount: 1) { arguments in
+      .text(Markdown.searchable(text(arguments[0])))
     }
     try database.defineFunction("catalogue_search_key", argumentCount: 3) { arguments in
       guard case .integer(let seq) = arguments[0] else { return .null }
