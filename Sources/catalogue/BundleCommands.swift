@@ -28,13 +28,15 @@ extension Commands {
         1× thumbnail; the importing library makes the 2× one), index.html (the review as a reader sees it, working offline) and SHA256SUMS (check it \
         with `sha256sum -c SHA256SUMS` in the folder). --all exports every review and writes DIR/index.html, \
         a page listing them all by category, which a web server can serve as it is.
+        --all leaves drafts out (a draft an earlier export wrote is removed) unless --include-drafts. \
         --archive writes each bundle as one .tar holding its folder (arrival-3f2a91.tar) instead; with --all, one DIR/catalogue.tar \
         holds every bundle folder and the index.html. A bundle already in DIR is refused unless --force, \
         which replaces only what an earlier export wrote and never deletes anything else.
         """,
       options: [
         .init("to", value: "DIR", help: "the folder to write the bundles in"),
-        .init("all", help: "every review, and DIR/index.html listing them"),
+        .init("all", help: "every published review, and DIR/index.html listing them"),
+        .init("include-drafts", help: "with --all, drafts too"),
         .init("archive", help: "write .tar files instead of folders"),
         .init("force", help: "replace bundles an earlier export wrote"),
       ],
@@ -50,6 +52,11 @@ extension Commands {
       throw UsageError(message: "export needs --to DIR", command: "export")
     }
     let all = arguments.has("all")
+    if arguments.has("include-drafts") && !all {
+      throw UsageError(
+        message: "--include-drafts goes with --all (reviews named one by one are exported whatever their state)",
+        command: "export")
+    }
     if all && !arguments.positionals.isEmpty {
       throw UsageError(message: "give reviews or --all, not both", command: "export")
     }
@@ -65,7 +72,8 @@ extension Commands {
     }
     let report =
       all
-      ? try library.exportAll(to: folder, force: force, archive: archive, progress: update)
+      ? try library.exportAll(
+        to: folder, force: force, archive: archive, includeDrafts: arguments.has("include-drafts"), progress: update)
       : try library.export(
         arguments.positionals, to: folder, force: force, archive: archive, progress: update)
     Progress.shared.clear()

@@ -78,6 +78,9 @@ enum Commands {
     .init("favorite", help: "mark as a favourite"),
     .init("body", value: "TEXT", help: "the review text (Markdown)"),
     .init("body-file", value: "FILE", help: "read the review text from FILE (- for standard input)"),
+    .init(
+      "contains-spoilers",
+      help: "the whole review gives away what happens: readers are asked before its text is shown"),
   ]
 
   static func body(_ arguments: ParsedArguments, command: String) throws -> String? {
@@ -102,11 +105,12 @@ enum Commands {
     spec: CommandSpec(
       "add", summary: "add a review", synopsis: "--title TEXT --rating N --category NAME [options]",
       details:
-        "Prints the new review's id (with --json, the whole record). Pictures given with --image are attached in the same step, all or nothing: if one cannot be used, no review is added.",
+        "Prints the new review's id (with --json, the whole record). Pictures given with --image are attached in the same step, all or nothing: if one cannot be used, no review is added. The review is published at once unless --draft. In the body, ||text|| hides a few words and a block between '::: spoiler Label' and ':::' lines hides more, until a reader asks for them.",
       options: reviewFields + [
         .init(
           "image", value: "FILE", repeatable: true,
-          help: "attach this picture (repeatable; a folder attaches the pictures in it)")
+          help: "attach this picture (repeatable; a folder attaches the pictures in it)"),
+        .init("draft", help: "keep it a draft, which readers do not see, until `catalogue edit REVIEW --publish`"),
       ],
       examples: [
         "catalogue add --title 'Arrival' --rating 5 --category movie --body-file arrival.md --image poster.jpg",
@@ -122,7 +126,8 @@ enum Commands {
     let draft = ReviewDraft(
       title: arguments.value("title")!, body: try body(arguments, command: "add") ?? "",
       rating: try rating(arguments, command: "add")!, category: arguments.value("category")!,
-      favorite: arguments.has("favorite"), newCategory: arguments.has("new-category"))
+      favorite: arguments.has("favorite"), containsSpoilers: arguments.has("contains-spoilers"),
+      publish: !arguments.has("draft"), newCategory: arguments.has("new-category"))
     let library = try context.openLibrary()
     let review: Review
     if arguments.has("image") {
@@ -152,18 +157,31 @@ enum Commands {
   static let edit = Command(
     spec: CommandSpec(
       "edit", summary: "change a review's fields", synopsis: "REVIEW [options]",
-      details: "Changes only the fields given. REVIEW is an id or a unique prefix of one (at least 4 digits).",
-      options: reviewFields + [.init("no-favorite", help: "no longer a favourite")],
+      details:
+        "Changes only the fields given. REVIEW is an id or a unique prefix of one (at least 4 digits). --publish and --draft change who may read it, not its updated time.",
+      options: reviewFields + [
+        .init("no-favorite", help: "no longer a favourite"),
+        .init("no-contains-spoilers", help: "take the whole-review spoiler warning off"),
+        .init("publish", help: "publish a draft: readers see it from now on"),
+        .init("draft", help: "take it back to a draft, which readers do not see"),
+      ],
       positionals: 1...1,
-      examples: ["catalogue edit 3f2a --rating 4", "catalogue edit 3f2a --body-file review.md --no-favorite"])
+      examples: [
+        "catalogue edit 3f2a --rating 4", "catalogue edit 3f2a --body-file review.md --no-favorite",
+        "catalogue edit 3f2a --publish",
+      ])
   ) { context in
     let arguments = context.arguments
-    let fields = ["title", "rating", "category", "favorite", "no-favorite", "body", "body-file"]
+    let fields = [
+      "title", "rating", "category", "favorite", "no-favorite", "body", "body-file", "contains-spoilers",
+      "no-contains-spoilers", "publish", "draft",
+    ]
     guard fields.contains(where: arguments.has) else {
       throw UsageError(message: "edit needs at least one field to change (--title, --rating, …)", command: "edit")
     }
-    if arguments.has("favorite") && arguments.has("no-favorite") {
-      throw UsageError(message: "give --favorite or --no-favorite, not both", command: "edit")
+    for (yes, no) in [("favorite", "no-favorite"), ("contains-spoilers", "no-contains-spoilers"), ("publish", "draft")]
+    where arguments.has(yes) && arguments.has(no) {
+      throw UsageError(message: "give --\(yes) or --\(no), not both", command: "edit")
     }
     let library = try context.openLibrary()
     var changes = ReviewChanges(title: arguments.value("title"), rating: try rating(arguments, command: "edit"))
@@ -172,6 +190,10 @@ enum Commands {
     changes.body = try body(arguments, command: "edit")
     if arguments.has("favorite") { changes.favorite = true }
     if arguments.has("no-favorite") { changes.favorite = false }
+    if arguments.has("contains-spoilers") { changes.containsSpoilers = true }
+    if arguments.has("no-contains-spoilers") { changes.containsSpoilers = false }
+    if arguments.has("publish") { changes.publish = true }
+    if arguments.has("draft") { changes.publish = false }
     // Read and written in one transaction: a change made meanwhile to another field stays.
     let review = try library.update(arguments.positionals[0], changes: changes)
     try Terminal.print(
@@ -182,11 +204,17 @@ enum Commands {
   static let show = Command(
     spec: CommandSpec(
       "show", summary: "show one review with its images", synopsis: "REVIEW",
-      details: "REVIEW is an id or a unique prefix of one (at least 4 digits).",
-      positionals: 1...1, examples: ["catalogue show 3f2a", "catalogue show 3f2a --json"])
+      details:
+        "REVIEW is an id or a unique prefix of one (at least 4 digits). Spoilers in the text are shown as [spoiler: 12 words], and the text of a review marked as containing spoilers is not shown, unless --spoilers. --json gives the text as written and as HTML.",
+      options: [.init("spoilers", help: "show the spoilers too")],
+      positionals: 1...1,
+      examples: ["catalogue show 3f2a", "catalogue show 3f2a --spoilers", "catalogue show 3f2a --json"])
   ) { context in
     let review = try context.openLibraryToRead().review(context.arguments.positionals[0])
-    try Terminal.print(context.json ? JSONShape.encode(JSONShape.Review(review)) : Output.card(review))
+    try Terminal.print(
+      context.json
+        ? JSONShape.encode(JSONShape.Review(review))
+        : Output.card(review, spoilers: context.arguments.has("spoilers")))
     return 0
   }
 
@@ -204,14 +232,21 @@ enum Commands {
         .init("reverse", help: "reverse the order"),
         .init("limit", value: "N", help: "at most N reviews (default 50)"),
         .init("offset", value: "N", help: "skip the first N"),
+        .init("drafts", help: "only drafts"),
+        .init("published", help: "only published reviews"),
       ],
       examples: [
         "catalogue list --category movie --min-rating 4",
+        "catalogue list --drafts",
         "catalogue list --search 'endless action' --json",
         "catalogue list --sort title --limit 20 --offset 20",
       ])
   ) { context in
     let arguments = context.arguments
+    if arguments.has("drafts") && arguments.has("published") {
+      throw UsageError(
+        message: "give --drafts or --published, not both (without either, list shows both)", command: "list")
+    }
     var input = ReviewQueryInput()
     input.category = arguments.value("category")
     input.minimumRating = arguments.value("min-rating")
@@ -221,9 +256,12 @@ enum Commands {
     input.reverse = arguments.has("reverse") ? "" : nil
     input.limit = arguments.value("limit")
     input.offset = arguments.value("offset")
-    let query: ReviewQuery
+    var query: ReviewQuery
     do {
       query = try ReviewQuery(input, names: .options)
+      // The library's owner sees everything, drafts marked; readers' lists (the server's)
+      // show published reviews only.
+      query.showing = arguments.has("drafts") ? .drafts : arguments.has("published") ? .published : .all
     } catch {
       guard case CatalogueError.invalidQuery(let problem) = error else { throw error }
       throw UsageError(message: problem, command: "list")

@@ -26,7 +26,7 @@ enum Output {
       [
         String(review.id.prefix(idLength)), stars(review.rating),
         review.category.displayName + (review.favorite ? " ♥" : ""),
-        String(review.imageCount), review.title,
+        String(review.imageCount), marks(draft: review.isDraft, spoilers: review.containsSpoilers) + review.title,
       ]
     }
     rows.insert(header, at: 0)
@@ -55,6 +55,12 @@ enum Output {
       lines.append(page.total == 1 ? "1 review" : "\(page.total) reviews")
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// What a list puts before a title: "[draft] " for a draft (readers do not see it), and
+  /// "[spoilers] " for a review that gives away what happens.
+  static func marks(draft: Bool, spoilers: Bool) -> String {
+    (draft ? "[draft] " : "") + (spoilers ? "[spoilers] " : "")
   }
 
   /// `text` cut to `width` terminal columns, with "…" when it was longer.
@@ -89,15 +95,34 @@ enum Output {
     }
   }
 
-  static func card(_ review: Review) -> String {
+  /// A review for people: its facts, its text (spoilers masked unless `spoilers`: see
+  /// ``Markdown``; none at all for a review that contains spoilers as a whole), its pictures.
+  static func card(_ review: Review, spoilers: Bool = false) -> String {
     var lines = [review.title]
     var facts = "\(stars(review.rating))  \(review.category.displayName)"
     if review.favorite { facts += "  ♥ favourite" }
+    if review.containsSpoilers { facts += "  contains spoilers" }
     lines.append(facts)
     lines.append("id \(review.id) · created \(humanDate(review.created)) · updated \(humanDate(review.updated))")
+    if let published = review.published {
+      if DateText.format(published) != DateText.format(review.created) {
+        lines.append("published \(humanDate(published))")
+      }
+    } else {
+      lines.append("draft: readers do not see it (catalogue edit \(shortID(review.id)) --publish publishes it)")
+    }
     if !review.body.isEmpty {
       lines.append("")
-      lines.append(review.body)
+      if spoilers {
+        lines.append(review.body)
+      } else if review.containsSpoilers {
+        let words = ReviewText.wordCount(review.body)
+        lines.append(
+          "[this review contains spoilers: \(words == 1 ? "1 word" : "\(words) words") hidden; "
+            + "catalogue show \(shortID(review.id)) --spoilers shows them]")
+      } else {
+        lines.append(ReviewText.masked(review.body))
+      }
     }
     lines.append("")
     if review.images.isEmpty {

@@ -54,8 +54,8 @@ struct CommandTests {
     let json = try cli.json(try cli("show", id, "--json"))
     #expect(
       Set(json.keys) == [
-        "id", "title", "body", "rating", "category", "favorite", "created", "updated", "createdBy", "updatedBy",
-        "images",
+        "id", "title", "body", "bodyHTML", "rating", "category", "favorite", "created", "updated", "createdBy",
+        "updatedBy", "containsSpoilers", "draft", "published", "images",
       ])
     #expect(json["id"] as? String == id)
     // Written from the command line: no reviewer made it, and the keys say so with null.
@@ -129,7 +129,7 @@ struct CommandTests {
     #expect(
       Set(reviews[0].keys) == [
         "id", "title", "rating", "category", "favorite", "created", "updated", "createdBy", "updatedBy", "imageCount",
-        "cover",
+        "cover", "containsSpoilers", "draft", "published",
       ])
     #expect(reviews[0]["createdBy"] is NSNull && reviews[0]["updatedBy"] is NSNull)
     let searched = try cli("list", "--search", "dune", "--json")
