@@ -22,5 +22,7 @@ let package = Package(
       name: "fuzz-exif", dependencies: [.product(name: "ImagePipeline", package: "catalogue")]),
     .executableTarget(
       name: "fuzz-bundle", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
+    .executableTarget(
+      name: "fuzz-markdown", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
   ]
 )

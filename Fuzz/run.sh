@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp heif icc exif bundle)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp heif icc exif bundle markdown)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp heif icc exif bundle)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp heif icc exif bundle markdown)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
@@ -42,6 +42,15 @@ if start >= 0:
     open(sys.argv[2], "wb").write(data[start + 6:start - 2 + length])
 PY
       done
+      ;;
+    markdown)
+      # Review bodies with every kind of spoiler markup, and the sample library's bodies.
+      if [ -z "$(ls -A "$corpus")" ]; then
+        printf 'A ||hidden *word*|| and [a link](https://example.org) ||\n\n`||code||`\n' >"$corpus/inline.md"
+        printf '::: spoiler The ending\nHe was **dead**.\n\n- a\n- ||b||\n:::\n\n> ::: spoiler\n> quoted\n> :::\n' >"$corpus/block.md"
+        printf '```\n::: spoiler\n```\n:::\n||unclosed\n::: spoiler\n::: spoiler inner\nx\n:::\n' >"$corpus/nested.md"
+        sqlite3 "$(dirname "$here")/Library/catalogue.sqlite" "SELECT body FROM reviews" >"$corpus/sample.md" || true
+      fi
       ;;
     bundle)
       # Tar bundles exported from a small library of the fixtures, made once by the CLI.
