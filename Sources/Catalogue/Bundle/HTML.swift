@@ -126,14 +126,25 @@ public enum HTML {
     /// The review's page, relative to the catalogue page.
     public var page: String
     public var cover: Picture?
+    /// Whether the whole review gives away what happens (``Review/containsSpoilers``): the
+    /// card says so in words, so that a reader knows before opening it.
+    public var containsSpoilers: Bool
+    /// Whether it is a draft: marked in words on the card. Only reviewers' pages (and an
+    /// export asked to include drafts) ever hold one.
+    public var draft: Bool
 
-    public init(title: String, rating: Int, category: Category, favorite: Bool, page: String, cover: Picture?) {
+    public init(
+      title: String, rating: Int, category: Category, favorite: Bool, page: String, cover: Picture?,
+      containsSpoilers: Bool = false, draft: Bool = false
+    ) {
       self.title = title
       self.rating = rating
       self.category = category
       self.favorite = favorite
       self.page = page
       self.cover = cover
+      self.containsSpoilers = containsSpoilers
+      self.draft = draft
     }
   }
 
@@ -150,9 +161,18 @@ public enum HTML {
 
   /// The review's `<article>`: title, stars, category, dates, the cover, the body rendered from
   /// Markdown, and the other pictures, each linking to its original. `extra` goes at the end of
-  /// the header (the server's links for reviewers), as HTML.
+  /// the header (the server's links for reviewers), as HTML; `footer` after the article (the
+  /// server's links to every original), as HTML.
+  ///
+  /// A review that ``Review/containsSpoilers`` shows its title, facts and cover picture, and
+  /// asks before the rest: the cover's caption, the body and the other pictures with their
+  /// captions sit in a closed `<details class="spoiler-warning">`, which a browser does not
+  /// draw (nor put in the page's text) until it is opened, by a click, Enter or Space, without
+  /// any script. The cover stays outside: it is what a card shows of the review anyway. The
+  /// `footer` goes inside the warning too, at its end, since it leads to the other pictures.
   public static func article(
-    _ review: Review, pictures: [Picture], coverIndex: Int?, extra: String? = nil, lazy: Bool = false
+    _ review: Review, pictures: [Picture], coverIndex: Int?, extra: String? = nil, footer: String? = nil,
+    lazy: Bool = false
   ) -> [String] {
     let title = escape(review.title)
     var lines: [String] = []
@@ -170,17 +190,28 @@ public enum HTML {
     lines.append(#"<p class="dates">\#(dates)</p>"#)
     if let extra { lines.append(extra) }
     lines.append("</header>")
+    let warned = review.containsSpoilers
     if let coverIndex {
       lines.append(
         #"<figure class="cover">\#(linkedPicture(pictures[coverIndex], alt: "Cover of \(title)"))"#
-          + figcaption(pictures[coverIndex]) + "</figure>")
+          + (warned ? "" : figcaption(pictures[coverIndex])) + "</figure>")
+    }
+    let others = pictures.indices.filter { $0 != coverIndex }
+    let coverCaption = coverIndex.flatMap { pictures[$0].text.caption }
+    // Only when there is something to hide: an empty box that asks would say nothing.
+    let asks = warned && (!review.body.isEmpty || !others.isEmpty || coverCaption != nil)
+    if asks {
+      lines.append(#"<details class="spoiler-warning">"#)
+      lines.append("<summary>\(spoilerWarningSummary)</summary>")
+      if let coverCaption {
+        lines.append(#"<p class="cover-caption">Cover: "# + lineBroken(coverCaption) + "</p>")
+      }
     }
     if !review.body.isEmpty {
       lines.append(#"<div class="body">"#)
       lines.append(markdown(review.body).trimmingCharacters(in: .newlines))
       lines.append("</div>")
     }
-    let others = pictures.indices.filter { $0 != coverIndex }
     if !others.isEmpty {
       lines.append(#"<section class="pictures">"#)
       lines.append("<h2>Pictures</h2>")
@@ -194,8 +225,30 @@ public enum HTML {
       lines.append("</ul>")
       lines.append("</section>")
     }
+    if asks, let footer { lines.append(footer) }
+    if asks { lines.append("</details>") }
     lines.append("</article>")
+    if !asks, let footer { lines.append(footer) }
     return lines
+  }
+
+  /// What the closed warning of a review that ``Review/containsSpoilers`` says: a screen
+  /// reader announces it as a collapsed disclosure, so it needs no word of its own for that.
+  public static let spoilerWarningSummary = "This review contains spoilers. Show it"
+
+  /// The badges of a card: "Draft", "Spoilers", in words (never a colour alone), as a
+  /// paragraph of their own.
+  public static func badges(draft: Bool, containsSpoilers: Bool) -> String {
+    var html = #"<p class="badges">"#
+    appendBadges(draft: draft, containsSpoilers: containsSpoilers, to: &html)
+    return html + "</p>"
+  }
+
+  /// The badges alone (see ``badges(draft:containsSpoilers:)``), for a row of a list.
+  public static func appendBadges(draft: Bool, containsSpoilers: Bool, to html: inout String) {
+    if draft { html += #"<span class="badge draft">Draft</span>"# }
+    if draft && containsSpoilers { html += " " }
+    if containsSpoilers { html += #"<span class="badge spoilers">Spoilers</span>"# }
   }
 
   /// A review's body, Markdown rendered by cmark with raw HTML left out.
@@ -282,7 +335,12 @@ public enum HTML {
     html += "</a></h" + level + ">\n"
     html += #"<p class="facts">"#
     appendFacts(card.rating, card.category, card.favorite, to: &html)
-    html += "</p>\n</li>"
+    html += "</p>\n"
+    if card.draft || card.containsSpoilers {
+      html += badges(draft: card.draft, containsSpoilers: card.containsSpoilers)
+      html += "\n"
+    }
+    html += "</li>"
     return html
   }
 
@@ -363,6 +421,26 @@ public enum HTML {
     .card h2, .card h3 { font-size: 1rem; line-height: 1.3; margin: 0.5rem 0 0; overflow-wrap: break-word; }
     .card .facts { font-size: 0.9rem; }
     .card .category { margin-left: 0; display: inline-block; }
+    .badges { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.25rem 0; }
+    .badge { display: inline-block; font-size: 0.8rem; line-height: 1.4; padding: 0.05rem 0.5rem; border-radius: 4px; background: var(--link); color: var(--bg); }
+    .badge.draft { background: var(--surface); color: var(--fg); border: 1px dashed var(--edge); }
+    .badge.spoilers { background: var(--danger); color: var(--bg); }
+    div.paragraph { margin: 1em 0; }
+    details.spoiler, details.spoiler-warning { display: flow-root; margin: 1rem 0; border-radius: 8px; }
+    details.spoiler { padding: 0.5rem 0.75rem; border: 2px solid var(--edge); background: var(--surface); }
+    details.spoiler-warning { padding: 0.75rem 1rem; border: 2px solid var(--danger); }
+    details.spoiler > summary, details.spoiler-warning > summary { display: inline-flex; align-items: center; gap: 0.4rem; box-sizing: border-box; min-height: 2.5rem; padding: 0.35rem 0.9rem; border: 1px solid var(--edge); border-radius: 6px; background: var(--bg); color: var(--fg); font-weight: 600; cursor: pointer; list-style: none; }
+    details.spoiler > summary::-webkit-details-marker { display: none; }
+    details.spoiler-warning > summary::-webkit-details-marker { display: none; }
+    details.spoiler > summary::before, details.spoiler-warning > summary::before { content: "▸"; content: "▸" / ""; }
+    details.spoiler[open] > summary::before, details.spoiler-warning[open] > summary::before { content: "▾"; content: "▾" / ""; }
+    details.spoiler > summary:hover, details.spoiler-warning > summary:hover { border-color: var(--fg); }
+    details.spoiler[open] > summary, details.spoiler-warning[open] > summary { margin-bottom: 0.5rem; }
+    details.spoiler.spoiler-inline { display: inline; margin: 0; padding: 0; border: none; border-radius: 0; background: none; }
+    details.spoiler.spoiler-inline > summary { display: inline; min-height: 0; margin: 0 0.1rem; padding: 0 0.4rem; border-radius: 4px; font-size: 0.9em; list-style: none; }
+    details.spoiler.spoiler-inline > summary::before { content: none; }
+    details.spoiler.spoiler-inline[open]::details-content { display: inline; }
+    details.spoiler.spoiler-inline:not([open])::details-content { display: none; }
     @media (min-width: 48rem) {
     .review .cover { float: right; width: 45%; margin: 0 0 1rem 1.5rem; }
     .review .cover img { max-height: 80vh; width: auto; margin-left: auto; }
@@ -414,6 +492,11 @@ public enum HTML {
   /// The picture's caption as a `<figcaption>`, its lines kept; empty without one.
   private static func figcaption(_ picture: Picture) -> String {
     guard let caption = picture.text.caption else { return "" }
-    return "<figcaption>" + escape(caption).replacingOccurrences(of: "\n", with: "<br>") + "</figcaption>"
+    return "<figcaption>" + lineBroken(caption) + "</figcaption>"
+  }
+
+  /// `text` escaped, its lines kept as `<br>`.
+  private static func lineBroken(_ text: String) -> String {
+    escape(text).replacingOccurrences(of: "\n", with: "<br>")
   }
 }

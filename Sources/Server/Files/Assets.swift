@@ -100,7 +100,6 @@ enum Assets {
     .rating input:focus-visible + label { outline: 3px solid var(--link); outline-offset: 2px; }
     .editing .gallery form { display: inline; }
     .editing .gallery .actions { display: flex; flex-wrap: wrap; gap: 0.3rem; margin-top: 0.3rem; }
-    .badge { font-size: 0.8rem; padding: 0.1rem 0.5rem; border-radius: 4px; background: var(--link); color: var(--bg); }
     .review .actions { margin: 0.75rem 0; display: flex; flex-wrap: wrap; gap: 0.5rem; }
     .download { font-size: 0.9rem; color: var(--muted); }
     .drop { margin-top: 0.5rem; padding: 1rem; border: 2px dashed var(--edge); border-radius: 8px; text-align: center; color: var(--muted); }
@@ -312,12 +311,17 @@ enum Assets {
       }
 
       // The review page's pictures in a viewer: arrow keys to go from one to the next, Escape
-      // to close. A click with a modifier still opens the original.
+      // to close. A click with a modifier still opens the original. Pictures inside a closed
+      // spoiler warning are not among them until the reader opens it.
       function addViewer() {
-        var links = Array.prototype.filter.call(
+        var all = Array.prototype.filter.call(
           document.querySelectorAll("article.review .cover a, article.review .gallery a"),
           function (link) { return link.querySelector("img"); });
-        if (!links.length || typeof HTMLDialogElement !== "function") return;
+        if (!all.length || typeof HTMLDialogElement !== "function") return;
+        var links = all;
+        function shownLinks() {
+          return all.filter(function (link) { return !link.closest("details:not([open])"); });
+        }
         var dialog = element("dialog", { class: "viewer", "aria-label": "Pictures" });
         var image = element("img", { alt: "" });
         var caption = element("p", { class: "controls" });
@@ -342,11 +346,12 @@ enum Assets {
           else original.removeAttribute("download");
           previous.hidden = next.hidden = links.length < 2;
         }
-        links.forEach(function (link, index) {
+        all.forEach(function (link) {
           link.addEventListener("click", function (event) {
             if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
             event.preventDefault();
-            show(index);
+            links = shownLinks();
+            show(Math.max(0, links.indexOf(link)));
             if (!dialog.open) dialog.showModal();
             close.focus();
           });
