@@ -239,7 +239,7 @@ struct EndToEndAPITests {
       ("POST", "/api/reviews", "[1]", "the body must be a JSON object"),
       (
         "POST", "/api/reviews", #"{"title":"A","rating":3,"category":"movie","colour":"red"}"#,
-        "unknown field colour: give body, category, favorite, newCategory, rating, title"
+        "unknown field colour: give body, category, containsSpoilers, draft, favorite, newCategory, rating, title"
       ),
       ("POST", "/api/reviews", #"{"title":"A"}"#, "a new review needs rating, category"),
       (
@@ -247,12 +247,15 @@ struct EndToEndAPITests {
         "invalid review: rating 9 is outside 0–5"
       ),
       ("POST", "/api/reviews", #"{"title":"A","rating":"five","category":"movie"}"#, "rating must be a whole number"),
-      ("PATCH", "/api/reviews/\(id)", "{}", "nothing to change: give title, body, rating, category or favorite"),
+      (
+        "PATCH", "/api/reviews/\(id)", "{}",
+        "nothing to change: give title, body, rating, category, favorite, containsSpoilers or draft"
+      ),
       ("GET", "/api/reviews?limit=900", nil, "limit must be a whole number from 0 to 500, not 900"),
       ("GET", "/api/reviews?sort=colour", nil, "sort must be title, rating, created, updated or relevance, not colour"),
       (
         "GET", "/api/reviews?colour=red", nil,
-        "unknown parameter colour: give category, favorites, limit, min-rating, offset, reverse, search, sort"
+        "unknown parameter colour: give category, favorites, limit, min-rating, offset, reverse, search, show, sort"
       ),
     ]
     for (method, target, body, error) in cases {

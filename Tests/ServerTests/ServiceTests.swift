@@ -399,7 +399,7 @@ struct APIWriteTests {
     (#"{"title": "X", "rating": "3", "category": "movie"}"#, "rating must be a whole number"),
     (
       #"{"title": "X", "rating": 3, "category": "movie", "stars": 3}"#,
-      "unknown field stars: give body, category, favorite, newCategory, rating, title"
+      "unknown field stars: give body, category, containsSpoilers, draft, favorite, newCategory, rating, title"
     ),
     (#"{"rating": 3}"#, "a new review needs title, category"),
     (#"{"title": "X", "rating": 3.5, "category": "movie"}"#, "rating must be a whole number"),

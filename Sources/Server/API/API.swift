@@ -9,15 +9,24 @@ enum API {
 
   /// `GET /api/reviews`: a page, with the filters and paging of `catalogue list` as query
   /// parameters (`category`, `min-rating`, `favorites`, `search`, `sort`, `reverse`, `limit`,
-  /// `offset`).
+  /// `offset`), and `show`: which reviews, `published`, `drafts` or `all`.
+  ///
+  /// Without credentials only published reviews are listed (and counted): `show=published` is
+  /// the default and the only choice, `drafts` and `all` are refused with 401, as for any
+  /// reviewer's route. With a reviewer's token or session, `show` defaults to `all`, and each
+  /// review says whether it is a `draft`.
   @Sendable static func list(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
-    let query = try listQuery(exchange.head.query)
+    let query = try listQuery(exchange.head.query, reviewer: exchange.identity != nil)
     let page = try exchange.library { (library) throws(CatalogueError) in try library.list(query) }
     return json(text: JSONShape.Page(page, urls: Files.urls).compactJSON)
   }
 
-  static func listQuery(_ parameters: QueryParameters) throws(Failure) -> ReviewQuery {
-    let known: Set<String> = ["category", "min-rating", "favorites", "search", "sort", "reverse", "limit", "offset"]
+  /// The library's query that `parameters` say; for a reader (`reviewer` false), of published
+  /// reviews only.
+  static func listQuery(_ parameters: QueryParameters, reviewer: Bool) throws(Failure) -> ReviewQuery {
+    let known: Set<String> = [
+      "category", "min-rating", "favorites", "search", "sort", "reverse", "limit", "offset", "show",
+    ]
     if let unknown = parameters.pairs.first(where: { !known.contains($0.name) }) {
       throw Failure.badRequest(
         "unknown parameter \(unknown.name): give \(known.sorted().joined(separator: ", "))")
@@ -31,18 +40,37 @@ enum API {
     input.reverse = parameters["reverse"]
     input.limit = parameters["limit"]
     input.offset = parameters["offset"]
+    var showing = reviewer ? ReviewQuery.Showing.all : .published
+    if let text = parameters["show"] {
+      guard let asked = ReviewQuery.Showing(rawValue: text) else {
+        throw Failure.badRequest("show must be published, drafts or all, not \(text)")
+      }
+      if !reviewer && asked != .published {
+        var failure = Failure.signInNeeded
+        failure.message = "show=\(text) lists drafts, which only reviewers see: sign in, or send an API token"
+        throw failure
+      }
+      showing = asked
+    }
     do {
       // A page of JSON holds at most 500 reviews; the rules are the library's.
-      return try ReviewQuery(input, names: .parameters, maximumLimit: 500)
+      var query = try ReviewQuery(input, names: .parameters, maximumLimit: 500)
+      query.showing = showing
+      return query
     } catch {
       throw Failure(error)
     }
   }
 
-  /// `GET /api/reviews/ID`: the review as `catalogue show --json` prints it, with URLs.
+  /// `GET /api/reviews/ID`: the review as `catalogue show --json` prints it, with URLs. A
+  /// draft is for reviewers only: without credentials its id is 404, with the words of an id
+  /// no review has.
   @Sendable static func show(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let reference = exchange.capture("id")
-    let review = try exchange.library { (library) throws(CatalogueError) in try library.review(reference) }
+    let publishedOnly = exchange.identity == nil
+    let review = try exchange.library { (library) throws(CatalogueError) in
+      try library.review(reference, publishedOnly: publishedOnly)
+    }
     var response = try json(JSONShape.Review(review, urls: Files.urls))
     response.headers.set("ETag", #""\#(review.version)""#)
     return response
@@ -58,10 +86,15 @@ enum API {
 
   // MARK: Writing
 
-  static let reviewKeys: Set<String> = ["title", "body", "rating", "category", "favorite", "newCategory"]
+  static let reviewKeys: Set<String> = [
+    "title", "body", "rating", "category", "favorite", "newCategory", "containsSpoilers", "draft",
+  ]
 
   /// `POST /api/reviews` with `title`, `body`, `rating`, `category`, `favorite` (and
-  /// `newCategory: true` for a label the library has not used): 201 with the review.
+  /// `newCategory: true` for a label the library has not used), `containsSpoilers` (the whole
+  /// review gives away what happens: readers are asked before its body) and `draft` (`true`
+  /// keeps it from readers until it is published): 201 with the review. Published unless
+  /// `draft` says otherwise, as before drafts existed: scripts rely on it.
   @Sendable static func create(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let object = try body(exchange, allowed: reviewKeys)
     var missing: [String] = []
@@ -70,19 +103,24 @@ enum API {
     let changes = try reviewChanges(object)
     let draft = ReviewDraft(
       title: changes.title ?? "", body: changes.body ?? "", rating: changes.rating ?? 0,
-      category: changes.category ?? "", favorite: changes.favorite ?? false, newCategory: changes.newCategory)
+      category: changes.category ?? "", favorite: changes.favorite ?? false,
+      containsSpoilers: changes.containsSpoilers ?? false, publish: changes.publish ?? true,
+      newCategory: changes.newCategory)
     let review = try exchange.library { (library) throws(CatalogueError) in try library.create(draft) }
     var response = try json(JSONShape.Review(review, urls: Files.urls), status: 201)
     response.headers.set("Location", "/api/reviews/\(review.id)")
     return response
   }
 
-  /// `PATCH /api/reviews/ID`: changes the fields given, in one transaction.
+  /// `PATCH /api/reviews/ID`: changes the fields given, in one transaction. `draft: false`
+  /// publishes a draft (now; its updated time stays), `draft: true` takes a review back to a
+  /// draft; `containsSpoilers` sets or clears the whole-review warning.
   @Sendable static func edit(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let object = try body(exchange, allowed: reviewKeys)
     let changes = try reviewChanges(object)
     guard !changes.isEmpty else {
-      throw Failure.badRequest("nothing to change: give title, body, rating, category or favorite")
+      throw Failure.badRequest(
+        "nothing to change: give title, body, rating, category, favorite, containsSpoilers or draft")
     }
     let reference = exchange.capture("id")
     // With `If-Match` (the `ETag` a GET gave), an edit of a review changed since is refused.
@@ -277,10 +315,12 @@ enum API {
     return object
   }
 
+  /// The changes a review's JSON asks for; `draft` is the opposite of publishing.
   static func reviewChanges(_ object: [String: JSONValue]) throws(Failure) -> ReviewChanges {
     var changes = ReviewChanges(
       title: try string(object, "title"), body: try string(object, "body"), rating: try int(object, "rating"),
-      category: try string(object, "category"), favorite: try bool(object, "favorite"))
+      category: try string(object, "category"), favorite: try bool(object, "favorite"),
+      containsSpoilers: try bool(object, "containsSpoilers"), publish: try bool(object, "draft").map { !$0 })
     changes.newCategory = try bool(object, "newCategory") ?? false
     return changes
   }
