@@ -83,7 +83,7 @@ struct HomeFilterTests {
   @Test func aQueryBecomesTheLibrarysQuery() throws {
     let filters = try HomeFilters(
       QueryParameters(parsing: "q=time+travel&category=movie&min=4&favorites=1&sort=title-desc&view=list&page=3"))
-    let query = filters.reviewQuery(pageSize: 50)
+    let query = filters.reviewQuery(pageSize: 50, reviewer: false)
     #expect(query.search == "time travel")
     #expect(query.category?.rawValue == "movie")
     #expect(query.minimumRating == 4)
@@ -93,11 +93,29 @@ struct HomeFilterTests {
     #expect(query.offset == 100)
     #expect(query.limit == 50)
     #expect(filters.view == .list)
+    #expect(query.showing == .published)
   }
 
   @Test func newestFirstUnlessSearching() throws {
-    #expect(try HomeFilters(QueryParameters(parsing: "")).reviewQuery(pageSize: 10).sort == .created)
-    #expect(try HomeFilters(QueryParameters(parsing: "q=wick")).reviewQuery(pageSize: 10).sort == .relevance)
+    #expect(try HomeFilters(QueryParameters(parsing: "")).reviewQuery(pageSize: 10, reviewer: false).sort == .created)
+    #expect(
+      try HomeFilters(QueryParameters(parsing: "q=wick")).reviewQuery(pageSize: 10, reviewer: false).sort == .relevance)
+  }
+
+  /// A reader's query is of published reviews whatever the address asks; a reviewer's shows
+  /// drafts too unless narrowed.
+  @Test func onlyAReviewersQueryShowsDrafts() throws {
+    let cases: [(String, reader: ReviewQuery.Showing, reviewer: ReviewQuery.Showing)] = [
+      ("", .published, .all), ("show=all", .published, .all), ("show=drafts", .published, .drafts),
+      ("show=published", .published, .published),
+    ]
+    for (text, reader, reviewer) in cases {
+      let filters = try HomeFilters(QueryParameters(parsing: text))
+      #expect(filters.reviewQuery(pageSize: 10, reviewer: false).showing == reader, "\(text)")
+      #expect(filters.reviewQuery(pageSize: 10, reviewer: true).showing == reviewer, "\(text)")
+    }
+    #expect(try HomeFilters(QueryParameters(parsing: "show=drafts&page=2")).link(page: 1) == "/?show=drafts")
+    #expect(try HomeFilters(QueryParameters(parsing: "show=all")).link() == "/", "all is the default")
   }
 
   @Test(arguments: [
@@ -106,6 +124,7 @@ struct HomeFilterTests {
     ("view=table", "view must be grid or list, not table"),
     ("sort=relevance", "sort relevance needs a search"),
     ("category=%3Cb%3E", "category <b> is not a category label"),
+    ("show=everything", "show must be published, drafts or all, not everything"),
   ])
   func aValueThatCannotBeOneSaysWhy(_ text: String, _ message: String) {
     #expect(throws: Failure(400, message)) { try HomeFilters(QueryParameters(parsing: text)) }

@@ -284,6 +284,7 @@ extension Pages {
     main += fields(form, categories: categories, faulty: faulty)
     main.append(#"<p><button class="primary">Save</button> <a href="\#(path)">Back to the review</a></p>"#)
     main.append("</form>")
+    main += publishing(review, identity: exchange.identity)
 
     main.append(#"<section class="pictures">"#)
     main.append("<h2>Pictures</h2>")

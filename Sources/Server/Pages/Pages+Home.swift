@@ -25,6 +25,15 @@ struct HomeFilters: Sendable, Equatable {
   var order: String?
   var view = View.grid
   var page = 1
+  /// Which reviews a reviewer asked for (`show`): nil is the reviewer's default, published
+  /// reviews and drafts together. Readers only ever see published reviews: asking for drafts
+  /// without signing in leads to the sign-in (see ``Pages/home(_:)``).
+  var showing: ReviewQuery.Showing?
+
+  /// The choices of `show`, as the filters offer them to a reviewer: the default first.
+  static let showings: [(showing: ReviewQuery.Showing?, label: String)] = [
+    (nil, "Published and drafts"), (.drafts, "Drafts only"), (.published, "Published only"),
+  ]
 
   /// What the page calls the library's query parameters, in its messages.
   static let names = ReviewQuery.Names(
@@ -53,6 +62,13 @@ struct HomeFilters: Sendable, Equatable {
       }
       self.page = page
     }
+    if let text = query["show"], !text.isEmpty {
+      guard let showing = ReviewQuery.Showing(rawValue: text) else {
+        throw Failure.badRequest("show must be published, drafts or all, not \(text)")
+      }
+      // `all` is the default, and said by no parameter: one address for one page.
+      self.showing = showing == .all ? nil : showing
+    }
     var input = ReviewQueryInput()
     input.category = query["category"].flatMap { $0.isEmpty ? nil : $0 }
     input.minimumRating = query["min"].flatMap { $0.isEmpty ? nil : $0 }
@@ -72,13 +88,20 @@ struct HomeFilters: Sendable, Equatable {
   }
 
   /// Whether nothing narrows the reviews down.
-  var isUnfiltered: Bool { search.isEmpty && category == nil && minimumRating == nil && !favoritesOnly }
+  var isUnfiltered: Bool {
+    search.isEmpty && category == nil && minimumRating == nil && !favoritesOnly && showing == nil
+  }
 
-  /// The library's query for this page.
-  func reviewQuery(pageSize: Int) -> ReviewQuery {
+  /// Whether the page asks for drafts, which only a reviewer may see.
+  var asksForDrafts: Bool { showing != nil && showing != .published }
+
+  /// The library's query for this page: for a reader (`reviewer` false) published reviews
+  /// only, whatever the address says.
+  func reviewQuery(pageSize: Int, reviewer: Bool) -> ReviewQuery {
     var query = ReviewQuery(
       category: category, minimumRating: minimumRating, favoritesOnly: favoritesOnly,
-      search: search.isEmpty ? nil : search, limit: pageSize, offset: (page - 1) * pageSize)
+      search: search.isEmpty ? nil : search, limit: pageSize, offset: (page - 1) * pageSize,
+      showing: reviewer ? (showing ?? .all) : .published)
     let key = order ?? (search.isEmpty ? "newest" : "relevance")
     if let chosen = Self.orders.first(where: { $0.key == key }) {
       query.sort = chosen.sort
@@ -94,14 +117,20 @@ struct HomeFilters: Sendable, Equatable {
     return "/"
       + Pages.query([
         ("q", search), ("category", category?.rawValue), ("min", minimumRating.map(String.init)),
-        ("favorites", favoritesOnly ? "1" : nil), ("sort", order), ("view", view == .grid ? nil : view.rawValue),
-        ("page", page == 1 ? nil : String(page)),
+        ("favorites", favoritesOnly ? "1" : nil), ("sort", order), ("show", showing?.rawValue),
+        ("view", view == .grid ? nil : view.rawValue), ("page", page == 1 ? nil : String(page)),
       ])
   }
 }
 
 extension Pages {
   /// `/`: the reviews as a grid of covers (or a list), with filters, search, order and pages.
+  ///
+  /// A reader sees published reviews only, and of the categories only those published reviews
+  /// use: nothing on the page (its counts, its choices, its pages) tells that a draft exists.
+  /// A signed-in reviewer sees drafts too, each marked "Draft", and may narrow the grid with
+  /// `show`: `drafts` (drafts only), `published`, or `all` (the default). A reader asking for
+  /// drafts is sent to sign in first, as for any reviewer's page.
   @Sendable static func home(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let identity = exchange.identity
     let filters: HomeFilters
@@ -110,12 +139,14 @@ extension Pages {
     } catch {
       return Pages.error(error, identity: identity)
     }
+    if identity == nil && filters.asksForDrafts { throw Failure.signInNeeded }
+    let reviewer = identity != nil
     let pageSize = exchange.service.options.pageSize
     let result = try exchange.library {
       (library) throws(CatalogueError) -> Result<(ReviewPage, [Category]), CatalogueError> in
-      let categories = try library.categoriesInUse()
+      let categories = try library.categoriesInUse(publishedOnly: !reviewer)
       do throws(CatalogueError) {
-        return .success((try library.list(filters.reviewQuery(pageSize: pageSize)), categories))
+        return .success((try library.list(filters.reviewQuery(pageSize: pageSize, reviewer: reviewer)), categories))
       } catch {
         // A search that cannot be asked ("*") is the reader's to fix: the page says why.
         guard case .invalidQuery = error else { throw error }
@@ -135,7 +166,7 @@ extension Pages {
       (page, categories) = (nil, Category.known)
       main += problems([error.description])
     }
-    main += filterForm(filters, categories: categories)
+    main += filterForm(filters, categories: categories, reviewer: reviewer)
     guard let page else {
       return document(title: heading, identity: identity, main: main, status: 400, search: filters.search)
     }
@@ -183,7 +214,7 @@ extension Pages {
           original: Files.originalURL(image), format: image.format, shown: Files.thumbnailURL(image),
           width: image.thumbnailWidth, height: image.thumbnailHeight, text: PictureText(alt: summary.coverAlt),
           highDensity: Files.highDensityThumbnailURL(image))
-      })
+      }, containsSpoilers: summary.containsSpoilers, draft: summary.isDraft)
   }
 
   /// What an empty page says, once, with the way out: clearing the search, the filters, or
@@ -197,6 +228,7 @@ extension Pages {
     unfiltered.category = nil
     unfiltered.minimumRating = nil
     unfiltered.favoritesOnly = false
+    unfiltered.showing = nil
     let all = #"<a href="\#(e(unfiltered.link(page: 1)))">show every review</a>"#
     guard !filters.search.isEmpty else {
       return #"<p class="empty" role="status">No review matches these filters. Clear them to \#(all).</p>"#
@@ -221,8 +253,9 @@ extension Pages {
   }
 
   /// The filters as a form that works without script: its button applies them, and nothing else
-  /// does, so that arrow keys in a list of choices never load a page.
-  static func filterForm(_ filters: HomeFilters, categories: [Category]) -> [String] {
+  /// does, so that arrow keys in a list of choices never load a page. A reviewer's has a choice
+  /// of published reviews, drafts or both.
+  static func filterForm(_ filters: HomeFilters, categories: [Category], reviewer: Bool) -> [String] {
     var lines = [#"<form class="filters" method="get" action="/">"#]
     if !filters.search.isEmpty { lines.append(hidden("q", filters.search)) }
     if filters.view != .grid { lines.append(hidden("view", filters.view.rawValue)) }
@@ -248,6 +281,13 @@ extension Pages {
       orders.append(#"<option value="\#(order.key)"\#(selected)>\#(e(order.label))</option>"#)
     }
     lines.append(#"<label>Order <select name="sort">\#(orders.joined())</select></label>"#)
+    if reviewer {
+      let shows = HomeFilters.showings.map { choice in
+        let selected = choice.showing == filters.showing ? " selected" : ""
+        return #"<option value="\#(choice.showing?.rawValue ?? "")"\#(selected)>\#(choice.label)</option>"#
+      }
+      lines.append(#"<label>Show <select name="show">\#(shows.joined())</select></label>"#)
+    }
     lines.append(
       #"<label class="check"><input type="checkbox" name="favorites" value="1"\#(filters.favoritesOnly ? " checked" : "")> Favourites only</label>"#
     )
@@ -280,8 +320,13 @@ extension Pages {
         #"<span class="stars" role="img" aria-label="\#(filled) of 5 stars">"#
         + String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled) + "</span>"
       let created = DateText.format(summary.created)
+      var badges = ""
+      if summary.isDraft || summary.containsSpoilers {
+        badges = " "
+        HTML.appendBadges(draft: summary.isDraft, containsSpoilers: summary.containsSpoilers, to: &badges)
+      }
       lines.append(
-        #"<tr><td class="picture">\#(picture)</td><td><a href="\#(path)">\#(e(summary.title))</a>\#(summary.favorite ? #" <span class="favorite" title="Favourite">♥</span>"# : "")</td>"#
+        #"<tr><td class="picture">\#(picture)</td><td><a href="\#(path)">\#(e(summary.title))</a>\#(summary.favorite ? #" <span class="favorite" title="Favourite">♥</span>"# : "")\#(badges)</td>"#
           + #"<td data-label="Stars">\#(stars)</td><td data-label="Category">\#(e(summary.category.displayName))</td>"#
           + #"<td data-label="Pictures">\#(summary.imageCount)</td>"#
           + #"<td data-label="Reviewed"><time datetime="\#(created)">\#(created.prefix(10))</time></td></tr>"#)

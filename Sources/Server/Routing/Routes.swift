@@ -34,6 +34,8 @@ enum Routes {
     Route("POST", "/reviews/:id/edit", access: .reviewer, body: .form, keepsForm: .review, Pages.saveReview),
     Route("GET", "/reviews/:id/delete", access: .reviewer, Pages.deleteForm),
     Route("POST", "/reviews/:id/delete", access: .reviewer, body: .form, Pages.deleteReview),
+    Route("POST", "/reviews/:id/publish", access: .reviewer, body: .form, Pages.publishReview),
+    Route("POST", "/reviews/:id/unpublish", access: .reviewer, body: .form, Pages.unpublishReview),
     Route("POST", "/reviews/:id/images", access: .reviewer, body: .upload, Pages.uploadPictures),
     Route("POST", "/reviews/:id/images/:image/cover", access: .reviewer, body: .form, Pages.makeCover),
     Route("POST", "/reviews/:id/images/:image/move", access: .reviewer, body: .form, Pages.movePicture),
