@@ -313,7 +313,7 @@ class Access(Browse):
             lambda: self.stale(old) and self.path().startswith("/reviews/") and bool(self.find("main .notice")),
             "adding the review by keyboard",
         )
-        self.check(self.text("main .notice") == "Review added.", "keyboard: the page says “Review added.”")
+        self.check(self.text("main .notice") == "Review published.", "keyboard: the page says “Review published.”")
         self.check(self.text("article.review h1") == KEYBOARD_TITLE, "keyboard: the review is added")
         stars = self.find("article.review .facts .stars")
         self.check(

@@ -316,7 +316,7 @@ class Browse:
             "adding the review",
         )
         new_path = self.path()
-        self.check(self.text("main .notice") == "Review added.", "added: the page says “Review added.”")
+        self.check(self.text("main .notice") == "Review published.", "added: the page says “Review published.”")
         self.check(not self.query(), "added: no notice rides in the address", self.driver.current_url)
         self.check(
             self.driver.execute_script("return document.activeElement.classList.contains('notice')"),

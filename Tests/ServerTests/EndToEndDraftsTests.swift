@@ -300,6 +300,108 @@ struct EndToEndDraftsTests {
     #expect(bad.errorMessage == "show must be published, drafts or all, not some")
   }
 
+  // MARK: The editor
+
+  /// A new review is published only by the Publish button; Save draft, or a form sent by no
+  /// button, keeps it a draft. The spoiler box is saved, shown ticked, and cleared.
+  @Test func theEditorSavesDraftsPublishesAndKeepsTheSpoilerBox() throws {
+    let site = try LiveSite()
+    let browser = Browser(site.server)
+    try #require(try browser.signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+    let form = try browser.get("/new").text
+    #expect(
+      form.contains(
+        #"<p class="buttons"><button class="primary" name="publish" value="1">Publish</button> "#
+          + #"<button name="publish" value="0">Save draft</button>"#))
+    #expect(
+      form.contains(
+        #"<label class="check"><input type="checkbox" name="contains-spoilers" value="1"> "#
+          + "Contains spoilers (readers are asked before the review is shown)</label>"))
+
+    func add(_ title: String, _ extra: [(String, String)]) throws -> String {
+      var new = Multipart()
+      for (name, value) in [("title", title), ("rating", "4"), ("category", "movie"), ("body", "Text.")] + extra {
+        new.add(field: name, value)
+      }
+      let created = try browser.upload("/new", new)
+      #expect(created.status == 303, "\(created)")
+      return String(try #require(created.headers["Location"]).dropFirst("/reviews/".count))
+    }
+    let saved = try add("Kept back", [("publish", "0")])
+    #expect(try browser.get("/reviews/\(saved)").text.contains("Draft saved: only reviewers can see it until"))
+    #expect(try site.library.show(saved)["draft"] as? Bool == true)
+    let unsaid = try add("Sent by no button", [])
+    #expect(try site.library.show(unsaid)["draft"] as? Bool == true)
+    let out = try add("Out now", [("contains-spoilers", "1"), ("publish", "1")])
+    #expect(try browser.get("/reviews/\(out)").text.contains("Review published."))
+    var shown = try site.library.show(out)
+    #expect(shown["draft"] as? Bool == false)
+    #expect(shown["containsSpoilers"] as? Bool == true)
+    #expect(try site.request("GET", "/reviews/\(out)").status == 200)
+    #expect(try site.request("GET", "/reviews/\(saved)").status == 404)
+
+    let editor = try browser.get("/reviews/\(out)/edit").text
+    #expect(editor.contains(#"<input type="checkbox" name="contains-spoilers" value="1" checked>"#))
+    #expect(!editor.contains(#"name="publish""#), "the edit form keeps the review as it stands")
+    let cleared = try browser.post(
+      "/reviews/\(out)/edit", EndToEndFormsTests.fields(of: editor, ["title": "Out now", "body": "Text."]))
+    #expect(cleared.status == 303)
+    shown = try site.library.show(out)
+    #expect(shown["containsSpoilers"] as? Bool == false, "an unticked box clears the warning")
+    #expect(shown["draft"] as? Bool == false, "saving leaves a published review published")
+    let ticked = try browser.post(
+      "/reviews/\(saved)/edit",
+      EndToEndFormsTests.fields(of: try browser.get("/reviews/\(saved)/edit").text, ["title": "Kept back"])
+        + [("contains-spoilers", "1")])
+    #expect(ticked.status == 303)
+    shown = try site.library.show(saved)
+    #expect(shown["containsSpoilers"] as? Bool == true)
+    #expect(shown["draft"] as? Bool == true, "saving leaves a draft a draft")
+  }
+
+  /// A new review's form sent after its session ended comes back with the spoiler box ticked
+  /// and the button that was pressed said; an edit's, with the box as it was typed.
+  @Test func aKeptFormCarriesTheSpoilerBoxAndTheButtonPressed() throws {
+    let (site, browser, id) = try EndToEndFormsTests.site()
+    let token = try #require(Browser.hiddenField("token", in: try browser.get("/new").text))
+    let csrf = try #require(try browser.csrfToken())
+    browser.plant("catalogue_session", "ended-long-ago")
+    var new = Multipart()
+    for (name, value) in [
+      ("csrf", csrf), ("token", token), ("title", "Typed late"), ("rating", "2"), ("category", "movie"),
+      ("body", "The twist."), ("contains-spoilers", "1"), ("publish", "1"),
+    ] {
+      new.add(field: name, value)
+    }
+    let sent = try browser.request(
+      "POST", "/new", headers: [("Content-Type", new.contentType), ("Sec-Fetch-Site", "same-origin")], body: new.bytes)
+    #expect(sent.status == 303)
+    let location = try #require(sent.headers["Location"])
+    #expect(location.hasPrefix("/sign-in?next=/new%3Fkept%3D"), "\(location)")
+    let next = try #require(Browser.hiddenField("next", in: try browser.get(location).text))
+    #expect(try browser.signIn(LiveSite.reviewer, LiveSite.password, next: next).headers["Location"] == next)
+    let page = try browser.get(next).text
+    #expect(page.contains(#"value="Typed late""#))
+    #expect(page.contains(#"<input type="checkbox" name="contains-spoilers" value="1" checked>"#))
+    #expect(page.contains("What you typed is below: check it, then publish it."))
+
+    let editor = try browser.get("/reviews/\(id)/edit").text
+    let editCSRF = try #require(try browser.csrfToken())
+    browser.plant("catalogue_session", "ended-long-ago")
+    let edited = try browser.post(
+      "/reviews/\(id)/edit",
+      EndToEndFormsTests.fields(of: editor, [:]) + [("contains-spoilers", "1"), ("csrf", editCSRF)], csrf: false,
+      headers: [("Sec-Fetch-Site", "same-origin")])
+    let signInPage = try browser.get(try #require(edited.headers["Location"]))
+    let editNext = try #require(Browser.hiddenField("next", in: signInPage.text))
+    _ = try browser.signIn(LiveSite.reviewer, LiveSite.password, next: editNext)
+    let kept = try browser.get(editNext).text
+    #expect(kept.contains(#"<input type="checkbox" name="contains-spoilers" value="1" checked>"#))
+    #expect(kept.contains("check it, then save it."))
+    #expect(
+      try site.library.show(id)["containsSpoilers"] as? Bool == false, "nothing saved before the reviewer says so")
+  }
+
   // MARK: Preview as a reader
 
   /// A reviewer sees a review, a draft too, exactly as a reader would: no reviewer's links or

@@ -112,7 +112,9 @@ struct EndToEndFormsTests {
     let token = try #require(Browser.hiddenField("token", in: page, after: #"<form class="editor""#))
     #expect(token.count == 43)
     var form = Multipart()
-    for (name, value) in [("token", token), ("title", "Outer Wilds"), ("rating", "5"), ("category", "game")] {
+    for (name, value) in [
+      ("token", token), ("title", "Outer Wilds"), ("rating", "5"), ("category", "game"), ("publish", "1"),
+    ] {
       form.add(field: name, value)
     }
     let first = try browser.upload("/new", form)
@@ -149,7 +151,9 @@ struct EndToEndFormsTests {
     #expect(refused.text.contains(#"name="title" value="" maxlength="300" required aria-invalid="true""#))
     #expect(refused.text.contains("autofocus"), "the focus goes to the field at fault")
     var fixed = Multipart()
-    for (name, value) in [("token", otherToken), ("title", "Tunic"), ("rating", "5"), ("category", "game")] {
+    for (name, value) in [
+      ("token", otherToken), ("title", "Tunic"), ("rating", "5"), ("category", "game"), ("publish", "1"),
+    ] {
       fixed.add(field: name, value)
     }
     #expect(try browser.upload("/new", fixed).status == 303)

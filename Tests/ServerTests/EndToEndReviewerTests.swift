@@ -58,7 +58,7 @@ struct EndToEndReviewerTests {
     var new = Multipart()
     for (name, value) in [
       ("title", "Arrival"), ("rating", "5"), ("category", "movie"), ("favorite", "1"),
-      ("body", "Heptapods *write* in circles."),
+      ("body", "Heptapods *write* in circles."), ("publish", "1"),
     ] {
       new.add(field: name, value)
     }
@@ -73,10 +73,11 @@ struct EndToEndReviewerTests {
     #expect(!location.contains("?"), "no notice rides in the address: \(location)")
     let id = String(location.dropFirst("/reviews/".count))
     let page = try browser.get(location)
-    #expect(page.text.contains("Review added."))
+    #expect(page.text.contains("Review published."))
     #expect(page.headers["Cache-Control"] == "private, no-store")
     // Said once: a reload does not say it again.
-    #expect(!(try browser.get(location)).text.contains("Review added."))
+    #expect(!(try browser.get(location)).text.contains("Review published."))
+    #expect(try site.request("GET", location).status == 200, "published: a reader sees it")
     #expect(page.text.contains("<h1>Arrival</h1>"))
     #expect(page.text.contains("<em>write</em>"), "the body is Markdown")
     #expect(page.text.contains("By \(LiveSite.reviewer)"))

@@ -13,6 +13,12 @@ struct ReviewForm: Sendable, Codable {
   var category = "movie"
   var favorite = false
   var newCategory = false
+  /// The whole-review spoiler warning (``Review/containsSpoilers``), a box on the form.
+  var containsSpoilers = false
+  /// Which button sent a new review's form: Publish (`true`) or Save draft (`false`); nil for
+  /// an edit, which leaves the review published or a draft as it was, and for a form sent
+  /// by neither (a script's), which saves a draft: nothing reaches readers unless asked.
+  var publish: Bool?
   /// The ``Review/version`` the form was opened on (an edit).
   var version: String?
   /// The form's own token (a new review): sent twice, it adds one review.
@@ -28,6 +34,7 @@ struct ReviewForm: Sendable, Codable {
     rating = String(review.rating)
     category = review.category.rawValue
     favorite = review.favorite
+    containsSpoilers = review.containsSpoilers
     version = review.version
   }
 
@@ -38,6 +45,8 @@ struct ReviewForm: Sendable, Codable {
     category = (fields["category"] ?? "").trimmingCharacters(in: .whitespaces)
     favorite = fields.has("favorite")
     newCategory = fields.has("new-category")
+    containsSpoilers = fields.has("contains-spoilers")
+    publish = fields["publish"].map { $0 == "1" }
     version = fields["version"].flatMap { $0.isEmpty ? nil : $0 }
     token = fields["token"].flatMap { FormMemory.isToken($0) ? $0 : nil }
     kept = fields["kept"].flatMap { FormMemory.isToken($0) ? $0 : nil }
@@ -71,7 +80,8 @@ struct ReviewForm: Sendable, Codable {
       throw .invalidReview(["rating \"\(rating)\" is not a whole number of stars (0 to 5)"])
     }
     return ReviewDraft(
-      title: title, body: body, rating: stars, category: category, favorite: favorite, newCategory: newCategory)
+      title: title, body: body, rating: stars, category: category, favorite: favorite,
+      containsSpoilers: containsSpoilers, publish: publish ?? false, newCategory: newCategory)
   }
 }
 
@@ -87,7 +97,7 @@ extension Pages {
     if let (kept, id) = keptForm(exchange), let typed = kept.form {
       form = typed
       form.kept = id
-      notices = keptNotice(kept, pictures: true)
+      notices = keptNotice(kept, pictures: true, pressed: typed.publish)
     }
     if form.token == nil { form.token = Secrets.make() }
     // Kept by the browser for Back (the route is `keptOnBack`): asked afresh, the page would
@@ -95,9 +105,10 @@ extension Pages {
     return newReviewPage(exchange, form: form, categories: categories, notices: notices, problems: [], status: 200)
   }
 
-  /// `POST /new`: adds the review with its pictures, all or nothing, as `catalogue add` does.
-  /// A form sent again (Back, then Add; a double click) adds no second review: the second
-  /// sending waits for the first and is led to the review it added.
+  /// `POST /new`: adds the review with its pictures, all or nothing, as `catalogue add` does:
+  /// published when the form's Publish button sent it (`publish=1`), else a draft, which only
+  /// reviewers see. A form sent again (Back, then Publish; a double click) adds no second
+  /// review: the second sending waits for the first and is led to the review it added.
   @Sendable static func createReview(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     let form = ReviewForm(exchange.form)
     let forms = exchange.service.forms
@@ -132,7 +143,10 @@ extension Pages {
     case .success(let review):
       made = review.id
       if let kept = form.kept { forms.forget(kept) }
-      return redirect(to: reviewPath(review.id), notice: Notice(said: "Review added."), exchange)
+      let said =
+        review.isDraft
+        ? "Draft saved: only reviewers can see it until it is published." : "Review published."
+      return redirect(to: reviewPath(review.id), notice: Notice(said: said), exchange)
     case .failure(let error):
       let categories = try exchange.library { (library) throws(CatalogueError) in try library.categoriesInUse() }
       return newReviewPage(
@@ -153,7 +167,11 @@ extension Pages {
     main += fields(form, categories: categories, faulty: faulty)
     main.append(
       #"<label>Pictures <input type="file" name="file" multiple accept="image/*,.heic,.heif,.avif,.webp"></label>"#)
-    main.append(#"<p><button class="primary">Add review</button> <a href="/">Cancel</a></p>"#)
+    // Publish first: it is the button Enter in a field presses (a form's first), and the one a
+    // reviewer most often means; Save draft keeps the review from readers.
+    main.append(
+      #"<p class="buttons"><button class="primary" name="publish" value="1">Publish</button> "#
+        + #"<button name="publish" value="0">Save draft</button> <a href="/">Cancel</a></p>"#)
     main.append("</form>")
     return document(title: "New review", identity: exchange.identity, main: main, status: status)
   }
@@ -175,6 +193,7 @@ extension Pages {
       #"<datalist id="categories">\#(options)</datalist>"#,
       #"<label class="check"><input type="checkbox" name="new-category" value="1"\#(form.newCategory ? " checked" : "")> A new category of my own (not a typo of one in use)</label>"#,
       #"<label class="check"><input type="checkbox" name="favorite" value="1"\#(form.favorite ? " checked" : "")> Favourite</label>"#,
+      #"<label class="check"><input type="checkbox" name="contains-spoilers" value="1"\#(form.containsSpoilers ? " checked" : "")> Contains spoilers (readers are asked before the review is shown)</label>"#,
       #"<label>Review (Markdown) <textarea name="body" rows="16"\#(state("body"))>\#(e(form.body))</textarea></label>"#,
     ]
   }
@@ -237,9 +256,10 @@ extension Pages {
     let outcome = try exchange.library { (library) throws(CatalogueError) -> Result<Review, CatalogueError> in
       do throws(CatalogueError) {
         let draft = try form.draft()
+        // Published or a draft, the review stays as it was: the editor's own buttons change that.
         var changes = ReviewChanges(
-          title: draft.title, body: draft.body, rating: draft.rating, category: draft.category, favorite: draft.favorite
-        )
+          title: draft.title, body: draft.body, rating: draft.rating, category: draft.category,
+          favorite: draft.favorite, containsSpoilers: draft.containsSpoilers)
         changes.newCategory = draft.newCategory
         return .success(try library.update(reference, changes: changes, from: form.version))
       } catch {
@@ -455,9 +475,11 @@ extension Pages {
   /// is not the whole page's form.
   /// `gone`: a picture's text kept for a picture no longer in the review, said in the notice
   /// itself since it has no form to go back to.
-  private static func keptNotice(_ kept: KeptForm, pictures: Bool, what: String? = nil, gone: KeptPicture? = nil)
-    -> [String]
-  {
+  /// `pressed`: for a new review, whether Publish (`true`) or Save draft sent it, which the
+  /// notice says, since the page cannot press it again for the reviewer.
+  private static func keptNotice(
+    _ kept: KeptForm, pictures: Bool, what: String? = nil, gone: KeptPicture? = nil, pressed: Bool? = nil
+  ) -> [String] {
     let unsaved = what.map { "so \($0) was not saved" } ?? "so nothing was saved"
     let why = kept.reason == .signedOut ? "Your session had ended" : "This form was older than your last sign-in"
     var text: String
@@ -469,7 +491,13 @@ extension Pages {
         "\(why), so the description of picture \(gone.image) was not saved, and that picture is no longer in "
         + "this review. What you typed: " + (typed.isEmpty ? "nothing" : typed.joined(separator: ", ")) + "."
     } else {
-      text = "\(why), \(unsaved). What you typed is below: check it, then save it."
+      let then: String
+      switch pressed {
+      case true?: then = "publish it"
+      case false?: then = "save it as a draft"
+      case nil: then = "save it"
+      }
+      text = "\(why), \(unsaved). What you typed is below: check it, then \(then)."
     }
     if pictures { text += " Pictures cannot be kept: choose them again." }
     return [#"<div class="notice" role="status" tabindex="-1" autofocus><p>\#(e(text))</p></div>"#]
@@ -510,6 +538,7 @@ extension Pages {
       ("Stars", form.rating, other.rating),
       ("Category", form.category, other.category),
       ("Favourite", form.favorite ? "yes" : "no", other.favorite ? "yes" : "no"),
+      ("Contains spoilers", form.containsSpoilers ? "yes" : "no", other.containsSpoilers ? "yes" : "no"),
       (
         "Review", form.body.replacingOccurrences(of: "\r\n", with: "\n"),
         other.body.replacingOccurrences(of: "\r\n", with: "\n")
