@@ -1,3 +1,4 @@
+import Catalogue
 import HTTPTestSupport
 import Foundation
 import Glibc
@@ -9,7 +10,8 @@ import TestSupport
 /// a review with a JPEG and a HEIC, then signed out again, and on a screen of twice the density
 /// (covers from their 2× thumbnails); `Tests/Browser/access.py` runs
 /// axe-core on every page, light and dark, at 1280 and 320 pixels, and adds a review with the
-/// keyboard alone. One browser at a time: the machine may have two cores.
+/// keyboard alone; `Tests/Browser/spoilers.py` opens spoilers by mouse and keyboard. One
+/// browser at a time: the machine may have two cores.
 ///
 /// The browser, its driver and Selenium (in a virtual environment of its own) come from
 /// `scripts/install-packages`, which `.ci/run` runs too: when one is missing the test fails
@@ -29,6 +31,7 @@ struct BrowserTests {
     .appendingPathComponent("Browser")
   static let script = browser.appendingPathComponent("browse.py").path
   static let accessScript = browser.appendingPathComponent("access.py").path
+  static let spoilersScript = browser.appendingPathComponent("spoilers.py").path
 
   static let reviewer = "ada"
   static let password = "correct horse battery"
@@ -120,6 +123,52 @@ struct BrowserTests {
       #expect(images.map { $0["format"] as? String } == ["png", "jpeg"])
     }
     #expect(server.stop() == 0)
+  }
+
+  /// Spoilers stay closed, and out of the page's text, until a reader asks with a click, Enter
+  /// or Space (`Tests/Browser/spoilers.py`): the whole-review warning, and the spoilers marked in
+  /// a body; each summary is reached by Tab and announced as a disclosure; the pages of
+  /// spoilers, drafts and previews pass axe-core in either look.
+  ///
+  /// The spoilers marked in a body (`||…||`, `::: spoiler`) are the Markdown renderer's: until
+  /// it renders them, the script's checks of them (named "[markdown]") are a known issue.
+  @Test func spoilersStayClosedUntilAReaderAsksInChromium() throws {
+    try requireBrowser()
+    let site = try LiveSite()
+    func add(_ fields: [String: Any]) throws -> String {
+      let made = try site.json("POST", "/api/reviews", fields.merging(["rating": 4, "category": "movie"]) { $1 })
+      try #require(made.status == 201, "\(made)")
+      return try #require(try made.json()["id"] as? String)
+    }
+    let warned = try add(
+      ["title": "Clue", "containsSpoilers": true, "body": "The *butler* did it, in the conservatory."])
+    let attached = try site.upload(
+      "POST", "/api/reviews/\(warned)/images", [(Fixture.image("baseline.jpg"), "cover.jpg")])
+    try #require(attached.status == 201, "\(attached)")
+    let marked = try add([
+      "title": "The Ship",
+      "body": "It starts at sea.\n\nBefore the twist ||the captain was a ghost all along|| and after it.\n\n"
+        + "::: spoiler The ending\nThe ship sinks with everyone aboard.\n:::\n\nThe end.",
+    ])
+    let draft = try add(["title": "Unfinished", "body": "Not yet.", "draft": true])
+
+    let walk = try Self.run(
+      Self.python,
+      [
+        Self.spoilersScript, "http://127.0.0.1:\(site.port)/", LiveSite.reviewer, LiveSite.password,
+        "/reviews/\(warned)", "/reviews/\(marked)", "/reviews/\(draft)",
+      ], timeout: 400)
+    #expect(walk.output.contains("spoilers: ") && walk.output.contains(" passed, "), "\(walk.output)")
+    let failed = walk.output.split(separator: "\n").filter { $0.hasPrefix("FAILED: ") }
+    let own = failed.filter { !$0.contains("[markdown]") }
+    #expect(own.isEmpty, "spoilers.py failed:\n\(walk.output)")
+    let rendersSpoilers = HTML.markdown("a ||b|| c").contains("spoiler-inline")
+    withKnownIssue("the spoilers marked in a body need the Markdown renderer's spoiler markup") {
+      let markdown = failed.filter { $0.contains("[markdown]") }
+      #expect(markdown.isEmpty, "\(markdown.joined(separator: "\n"))")
+    } when: {
+      !rendersSpoilers
+    }
   }
 
   /// Fails, saying what to run, when the browser, its driver or Selenium is missing.
