@@ -13,8 +13,7 @@ review pages (paths):
   expanded one, and reads "This review contains spoilers. Show it";
 - MARKED, a review whose body has an inline spoiler (`||…||`, hiding "ghost") and a block one
   (`::: spoiler` … `:::`, hiding "sinks"): each closed and out of the page's text until opened
-  the same ways, the inline one drawn within its line. These checks are named "[markdown]":
-  they need the spoiler markup of the Markdown renderer;
+  the same ways, the inline one drawn within its line;
 - DRAFT, a draft: signed in, its page, its preview as a reader, the grid of drafts and its
   editor are judged by axe-core with the pages above, in the light look and the dark one.
 
@@ -178,10 +177,9 @@ class Spoilers(Access):
 
     def marked(self, path):
         self.open(path)
-        tag = "[markdown] "
-        self.disclosure("details.spoiler.spoiler-inline", "ghost", "inline spoiler", tag)
+        self.disclosure("details.spoiler.spoiler-inline", "ghost", "inline spoiler")
         self.open(path)
-        self.disclosure("details.spoiler:not(.spoiler-inline)", "sinks", "block spoiler", tag)
+        self.disclosure("details.spoiler:not(.spoiler-inline)", "sinks", "block spoiler")
         self.open(path)
         inline = self.find("details.spoiler-inline")
         if inline:
@@ -193,12 +191,12 @@ class Spoilers(Access):
             )
             self.check(
                 styles[0] == "inline" and styles[1] == "inline",
-                f"{tag}inline spoiler: drawn within its line",
+                "inline spoiler: drawn within its line",
                 f"{styles}",
             )
             self.check(
                 styles[2] == "div" and styles[3] == "paragraph",
-                f"{tag}inline spoiler: its paragraph is a div.paragraph (a details cannot sit in a p)",
+                "inline spoiler: its paragraph is a div.paragraph (a details cannot sit in a p)",
                 f"{styles}",
             )
             margins = self.driver.execute_script(
@@ -207,7 +205,7 @@ class Spoilers(Access):
             )
             self.check(
                 margins is not None and margins[0] == margins[1],
-                f"{tag}inline spoiler: its paragraph is spaced as the others",
+                "inline spoiler: its paragraph is spaced as the others",
                 f"{margins}",
             )
 

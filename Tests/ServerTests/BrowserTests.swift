@@ -129,9 +129,6 @@ struct BrowserTests {
   /// or Space (`Tests/Browser/spoilers.py`): the whole-review warning, and the spoilers marked in
   /// a body; each summary is reached by Tab and announced as a disclosure; the pages of
   /// spoilers, drafts and previews pass axe-core in either look.
-  ///
-  /// The spoilers marked in a body (`||…||`, `::: spoiler`) are the Markdown renderer's: until
-  /// it renders them, the script's checks of them (named "[markdown]") are a known issue.
   @Test func spoilersStayClosedUntilAReaderAsksInChromium() throws {
     try requireBrowser()
     let site = try LiveSite()
@@ -160,15 +157,7 @@ struct BrowserTests {
       ], timeout: 400)
     #expect(walk.output.contains("spoilers: ") && walk.output.contains(" passed, "), "\(walk.output)")
     let failed = walk.output.split(separator: "\n").filter { $0.hasPrefix("FAILED: ") }
-    let own = failed.filter { !$0.contains("[markdown]") }
-    #expect(own.isEmpty, "spoilers.py failed:\n\(walk.output)")
-    let rendersSpoilers = HTML.markdown("a ||b|| c").contains("spoiler-inline")
-    withKnownIssue("the spoilers marked in a body need the Markdown renderer's spoiler markup") {
-      let markdown = failed.filter { $0.contains("[markdown]") }
-      #expect(markdown.isEmpty, "\(markdown.joined(separator: "\n"))")
-    } when: {
-      !rendersSpoilers
-    }
+    #expect(failed.isEmpty, "spoilers.py failed:\n\(walk.output)")
   }
 
   /// Fails, saying what to run, when the browser, its driver or Selenium is missing.

@@ -273,7 +273,8 @@ extension Library {
     let card = HTML.Card(
       title: review.title, rating: review.rating, category: review.category,
       favorite: review.favorite,
-      page: "\(folder)/\(BundleFormat.page)", cover: cover)
+      page: "\(folder)/\(BundleFormat.page)", cover: cover, containsSpoilers: review.containsSpoilers,
+      draft: review.isDraft)
     return BundleContent(review: review, folder: folder, files: output, card: card)
   }
 
