@@ -45,7 +45,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browse import WAIT, WINDOW, Browse, StepFailed, start_browser, wait_for_images  # noqa: E402
+from browse import WAIT, WINDOW, Browse, StepFailed, report, start_browser, wait_for_images, walk  # noqa: E402
 
 PHONE = (320, 640)
 KEYBOARD_TITLE = "Written with the keyboard"
@@ -487,20 +487,8 @@ def main():
         profile = os.path.join(work, "profile")
         driver = start_browser(profile)
         access = Access(driver, arguments.url, arguments.name, arguments.password, arguments.jpeg, work)
-        try:
-            access.run()
-        except (StepFailed, WebDriverException, OSError) as error:
-            access.check(False, "the walk could not go on", f"{type(error).__name__}: {error}".strip())
-            try:
-                print(f"at {driver.current_url}")
-            except WebDriverException:
-                pass
-        finally:
-            driver.quit()
-    seconds = time.monotonic() - started
-    print(f"access: {access.passed} passed, {len(access.failed)} failed")
-    print(f"in {seconds:.1f} s")
-    return 0 if not access.failed else 1
+        walk(access, driver, access.run)
+    return report("access", access, started)
 
 
 if __name__ == "__main__":

@@ -497,6 +497,29 @@ class StepFailed(Exception):
     """A step the rest of the walk depends on could not be done."""
 
 
+def walk(checker, driver, run, where=lambda: ""):
+    """Runs `run()` in `driver`, then quits it: a step that cannot go on is one failed check of
+    `checker`'s, said with the page it stopped at (and what `where()` adds)."""
+    try:
+        run()
+    except (StepFailed, WebDriverException, OSError) as error:
+        checker.check(False, "the walk could not go on", f"{type(error).__name__}: {error}".strip())
+        try:
+            print(f"at {driver.current_url}{where()}")
+        except WebDriverException:
+            pass
+    finally:
+        driver.quit()
+
+
+def report(name, checker, started):
+    """Prints the closing count of `checker`'s checks and the time since `started`; the exit
+    status: 0 only when every check passed."""
+    print(f"{name}: {checker.passed} passed, {len(checker.failed)} failed")
+    print(f"in {time.monotonic() - started:.1f} s")
+    return 0 if not checker.failed else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8080/")
@@ -520,25 +543,13 @@ def main():
             arguments.heic,
             arguments.screenshots,
         )
-        try:
-            browse.run()
-        except (StepFailed, WebDriverException, OSError) as error:
-            browse.check(False, "the walk could not go on", f"{type(error).__name__}: {error}".strip())
-            try:
-                print(f"at {driver.current_url}; screenshot {browse.screenshot('failure.png')}")
-            except WebDriverException:
-                pass
-        finally:
-            driver.quit()
+        walk(browse, driver, browse.run, lambda: f"; screenshot {browse.screenshot('failure.png')}")
     with tempfile.TemporaryDirectory(prefix="catalogue-browser-") as profile:
         try:
             dense_screen(browse, profile)
         except WebDriverException as error:
             browse.check(False, "at 2×: the grid could not be looked at", f"{type(error).__name__}: {error}".strip())
-    seconds = time.monotonic() - started
-    print(f"browser: {browse.passed} passed, {len(browse.failed)} failed")
-    print(f"in {seconds:.1f} s")
-    return 0 if not browse.failed else 1
+    return report("browser", browse, started)
 
 
 if __name__ == "__main__":

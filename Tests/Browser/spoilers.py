@@ -33,7 +33,7 @@ from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from access import Access  # noqa: E402
-from browse import StepFailed, start_browser  # noqa: E402
+from browse import report, start_browser, walk  # noqa: E402
 
 WARNING_SUMMARY = "This review contains spoilers. Show it"
 # What chromium calls a <summary> in its accessibility tree (a disclosure triangle, announced
@@ -283,20 +283,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="catalogue-spoilers-") as work:
         driver = start_browser(os.path.join(work, "profile"))
         spoilers = Spoilers(driver, arguments.url, arguments.name, arguments.password, work)
-        try:
-            spoilers.run(arguments.warned, arguments.marked, arguments.draft)
-        except (StepFailed, WebDriverException, OSError) as error:
-            spoilers.check(False, "the walk could not go on", f"{type(error).__name__}: {error}".strip())
-            try:
-                print(f"at {driver.current_url}")
-            except WebDriverException:
-                pass
-        finally:
-            driver.quit()
-    seconds = time.monotonic() - started
-    print(f"spoilers: {spoilers.passed} passed, {len(spoilers.failed)} failed")
-    print(f"in {seconds:.1f} s")
-    return 0 if not spoilers.failed else 1
+        walk(spoilers, driver, lambda: spoilers.run(arguments.warned, arguments.marked, arguments.draft))
+    return report("spoilers", spoilers, started)
 
 
 if __name__ == "__main__":
