@@ -211,6 +211,37 @@ import TestSupport
     _ = draft
   }
 
+  /// A reader's search leaves drafts out however it is answered: ranked whole, ranked in a
+  /// window with older matches after it (forward and reversed), or in another order.
+  @Test(arguments: [2, 3, 100])
+  func aReadersSearchNeverHoldsADraft(window: Int) throws {
+    let test = try TestLibrary()
+    let library = test.library
+    library.rankingWindow = window
+    var published: [String] = []
+    for index in 0..<9 {
+      var made = draft("Review \(index)", body: String(repeating: "common ", count: index + 1))
+      // Every third a draft, among the newest and the oldest.
+      made.publish = index % 3 != 1
+      let id = try library.create(made).id
+      if made.publish { published.append(id) }
+    }
+    for reversed in [false, true] {
+      for sort in [nil, ReviewQuery.Sort.title] {
+        var seen: [String] = []
+        for offset in stride(from: 0, to: 9, by: 2) {
+          let page = try library.list(
+            ReviewQuery(search: "common", sort: sort, reversed: reversed, limit: 2, offset: offset))
+          seen += page.reviews.map(\.id)
+          if !page.totalIsEstimate { #expect(page.total == published.count) }
+        }
+        #expect(seen.count == published.count, "window \(window), \(String(describing: sort)), reversed \(reversed)")
+        #expect(Set(seen) == Set(published))
+      }
+    }
+    #expect(try library.list(ReviewQuery(search: "common", showing: .all)).total == 9)
+  }
+
   @Test func aSearchNeverMatchesASpoilersWords() throws {
     let test = try TestLibrary()
     let library = test.library

@@ -420,14 +420,29 @@ final class SQLiteRecords: RecordStore {
     // Tested inside the index the page is read from, which carries `draft` (schema 9). A
     // library without drafts (most of them) needs no test: a search is then counted and ranked
     // from the full-text index alone, as it was before drafts.
+    //
+    // A search leaves drafts out by their place in the full-text index instead (`unlisted`):
+    // the set of drafts' `seq`s, made once a query, is looked up for each match, where joining
+    // each match to its review to read `draft` would read a row of the table a match.
+    var unlisted: String?
     switch query.showing {
     case .published:
-      if try hasDrafts() { conditions.append(("r.draft = 0", "+r.draft = 0")) }
+      if try hasDrafts() {
+        if match == nil {
+          conditions.append(("r.draft = 0", "+r.draft = 0"))
+        } else {
+          unlisted =
+            "reviews_fts.rowid >> \(SearchIndex.lengthBits) NOT IN (SELECT seq FROM reviews WHERE draft = 1)"
+        }
+      }
     case .drafts: conditions.append(("r.draft = 1", "+r.draft = 1"))
     case .all: break
     }
-    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.count).joined(separator: " AND ")
-    let pageFilter = conditions.isEmpty ? "" : " WHERE " + conditions.map(\.page).joined(separator: " AND ")
+    let unlistedFilter = unlisted.map { " AND " + $0 } ?? ""
+    let filter =
+      conditions.isEmpty ? "" : " WHERE " + conditions.map(\.count).joined(separator: " AND ") + unlistedFilter
+    let pageFilter =
+      conditions.isEmpty ? "" : " WHERE " + conditions.map(\.page).joined(separator: " AND ") + unlistedFilter
     let sort = query.sort ?? (match == nil ? .updated : .relevance)
     // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
     // gives the order and a deep page needs no sort.
@@ -447,14 +462,15 @@ final class SQLiteRecords: RecordStore {
       let found: (total: Int, totalIsEstimate: Bool, seqs: [Int])
       if let match, sort == .relevance {
         found = try rankedPage(
-          match: match, filters: Array(conditions.dropFirst().map(\.count)), arguments: Array(arguments.dropFirst()),
+          match: match, filters: Array(conditions.dropFirst().map(\.count)), unlisted: unlisted,
+          arguments: Array(arguments.dropFirst()),
           reversed: query.reversed, limit: query.limit, offset: query.offset, window: rankingWindow)
       } else {
         // A search with no other filter is counted by the full-text index alone: every row of
         // it is a review, and joining each match to its review costs a lookup a match.
         let counting =
           match != nil && conditions.count == 1
-          ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?"
+          ? "SELECT count(*) FROM reviews_fts WHERE reviews_fts MATCH ?\(unlistedFilter)"
           : "SELECT count(*) FROM \(from)\(filter)"
         let total = try count(counting, arguments)
         // The page's rows are found first from the indexes alone; only those are then read
@@ -503,10 +519,12 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// The page of a search by relevance (see ``page(_:match:maximumSteps:rankingWindow:)``): the
-  /// `seq`s of its reviews in order, and how many match. `filters` are conditions on the
+  /// `seq`s of its reviews in order, and how many match. `unlisted` is a condition on the
+  /// index's rowid alone, the drafts a reader does not see. `filters` are conditions on the
   /// review `r`, with their `arguments`.
   private func rankedPage(
-    match: String, filters: [String], arguments: [SQLValue], reversed: Bool, limit: Int, offset: Int, window: Int
+    match: String, filters: [String], unlisted: String?, arguments: [SQLValue], reversed: Bool, limit: Int,
+    offset: Int, window: Int
   ) throws(DatabaseError) -> (total: Int, totalIsEstimate: Bool, seqs: [Int]) {
     let bits = SearchIndex.lengthBits
     // The span of `seq`, for the estimates: of a common phrase's weight, and of the total. (Two
@@ -520,10 +538,10 @@ final class SQLiteRecords: RecordStore {
     // The key of the newest match left out of the window, when there is one: the window is the
     // matches above it, the rest the matches from it down.
     var boundary: Int?
-    let filtered = filters.map { " AND " + $0 }.joined()
+    let filtered = (filters + (unlisted.map { [$0] } ?? [])).map { " AND " + $0 }.joined()
     if filters.isEmpty {
       scored = try database.query(
-        "\(scoring) WHERE reviews_fts MATCH ? ORDER BY reviews_fts.rowid DESC LIMIT ?",
+        "\(scoring) WHERE reviews_fts MATCH ?\(filtered) ORDER BY reviews_fts.rowid DESC LIMIT ?",
         [SQLValue(first), SQLValue(last), .text(match), SQLValue(window + 1)]
       ) { ($0.int(0), $0.double(1)) }
       if scored.count > window { boundary = scored.removeLast().key }
