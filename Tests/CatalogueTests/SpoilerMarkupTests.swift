@@ -341,7 +341,44 @@ struct SpoilerMarkupTests {
       html: "\(block)\n<div class=\"paragraph\">\nHe \(inline)really</details> dies.\n</div>\n</details>\n",
       hidden: ["really", "dies"]),
     Example(name: "empty", markdown: "::: spoiler\n:::", html: "\(block)\n</details>\n"),
+    // A closer on the line after a list or a quote is, to CommonMark, a lazy line of its last
+    // paragraph: it still closes the spoiler around it.
+    Example(
+      name: "a closer right after a list",
+      markdown: "::: spoiler The ending\nThey die:\n\n- the cook\n- the dog\n:::\n\nAfter.",
+      html: #"""
+        <details class="spoiler"><summary>Spoiler: The ending</summary>
+        <p>They die:</p>
+        <ul>
+        <li>the cook</li>
+        <li>the dog</li>
+        </ul>
+        </details>
+        <p>After.</p>
+
+        """#,
+      hidden: ["die", "cook", "dog"], shown: ["After"], labels: ["The ending"]),
+    Example(
+      name: "a closer right after a quote", markdown: "::: spoiler\n> Rosebud was a sled\n:::\nAfter.",
+      html: "\(block)\n<blockquote>\n<p>Rosebud was a sled</p>\n</blockquote>\n</details>\n<p>After.</p>\n",
+      hidden: ["Rosebud", "sled"], shown: ["After"]),
+    Example(
+      name: "a closer right after nested lists", markdown: "::: spoiler\n- one\n  - Rosebud\n:::",
+      html: "\(block)\n<ul>\n<li>one\n<ul>\n<li>Rosebud</li>\n</ul>\n</li>\n</ul>\n</details>\n",
+      hidden: ["one", "Rosebud"]),
   ]
+
+  /// A list's or a quote's own spoiler keeps its closer; one not opened anywhere stays text.
+  @Test func aLazyCloserIsTakenOnlyBySpoilerOpenAroundItsBlock() {
+    #expect(
+      Markdown.html("- ::: spoiler\n  Rosebud\n:::")
+        == "<ul>\n<li>\n\(Self.block)\n<p>Rosebud</p>\n</details>\n</li>\n</ul>\n")
+    #expect(Markdown.html("- one\n- two\n:::") == "<ul>\n<li>one</li>\n<li>two\n:::</li>\n</ul>\n")
+    // Cut as written, the line after the mask would join it in one paragraph, which the page
+    // does not show: the masked text is the body written again, as cmark writes it.
+    #expect(Markdown.masked("::: spoiler\n- Rosebud\n:::\nAfter.") == "[spoiler: 1 word]\n\nAfter.")
+    #expect(Markdown.masked("::: spoiler\n- Rosebud\n:::\n\nAfter.") == "[spoiler: 1 word]\n\nAfter.")
+  }
 
   @Test(arguments: blockExamples)
   func blockSpoilers(_ example: Example) {

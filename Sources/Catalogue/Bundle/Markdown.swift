@@ -254,6 +254,9 @@ extension Markdown {
   /// A parsed document: cmark's tree, owned, with the nodes taken out of it, all freed with it.
   final class Document {
     let root: Node
+    /// The text parsed, as bytes: a spoiler's marker line is read there to tell a line that
+    /// CommonMark continued lazily from one written inside a list or a quote.
+    let source: [UInt8]
     /// Nodes unlinked from the tree: freed only at the end, so that no new node can take the
     /// address of one that a caller still has in a dictionary.
     private var discarded: [OpaquePointer] = []
@@ -272,6 +275,24 @@ extension Markdown {
       }
       guard let parsed else { return nil }
       root = Node(pointer: parsed)
+      self.source = source
+    }
+
+    /// The bytes of the source's line `number` (from 1, as cmark counts), without its line
+    /// ending; nil past the end.
+    func sourceLine(_ number: Int) -> ArraySlice<UInt8>? {
+      guard number >= 1 else { return nil }
+      var line = 1
+      var start = source.startIndex
+      while line < number {
+        guard let newline = source[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        start = newline + 1
+        line += 1
+      }
+      let end = source[start...].firstIndex(of: UInt8(ascii: "\n")) ?? source.endIndex
+      var slice = source[start..<end]
+      if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
+      return slice
     }
 
     deinit {

@@ -206,6 +206,7 @@ struct SpoilerMarkup {
   /// Pairs the marker lines among the paragraphs directly in `container`, splits their
   /// paragraphs, and moves what lies between each pair into a custom block.
   private mutating func findBlocks(in container: Markdown.Node) {
+    bringOutLazyClosers(in: container)
     var markers: [MarkerLine] = []
     var linesOf: [Markdown.Node: [Line]] = [:]
     for paragraph in container.children where paragraph.kind == .paragraph {
@@ -259,6 +260,75 @@ struct SpoilerMarkup {
           opener: markers[pair.opener].sourceLine.map { Mark(line: $0, ordinal: 0) },
           closer: markers[pair.closer].sourceLine.map { Mark(line: $0, ordinal: 0) }))
     }
+  }
+
+  /// A closer written on the line after a list or a block quote, with no blank line between,
+  /// is to CommonMark a lazy continuation of the block's last paragraph: the reviewer wrote it
+  /// in `container`, to close the spoiler open there. Such a closer, and the lines after it in
+  /// that paragraph, become a paragraph of `container` after the block, when a spoiler is open
+  /// in `container` at the block and the block opens none of its own. The source says which
+  /// lines are lazy: they start with `:::` (after up to three spaces), without a quote's `>`
+  /// or a list item's indent.
+  private func bringOutLazyClosers(in container: Markdown.Node) {
+    var open = 0
+    func count(_ paragraph: Markdown.Node) {
+      for line in Self.lines(of: paragraph).lines where !line.spansLines {
+        switch Self.marker(line.nodes) {
+        case .opener?: open += 1
+        case .closer?: open = max(0, open - 1)
+        case nil: break
+        }
+      }
+    }
+    for child in container.children {
+      if child.kind == .paragraph {
+        count(child)
+      } else if open > 0, child.kind == .list || child.kind == .blockQuote,
+        let brought = bringOutLazyCloser(endingIn: child, into: container)
+      {
+        count(brought)
+      }
+    }
+  }
+
+  /// Moves the lazy closer that ends `block` (see ``bringOutLazyClosers(in:)``), with the
+  /// lines after it, into a new paragraph of `container` after `block`; that paragraph.
+  private func bringOutLazyCloser(endingIn block: Markdown.Node, into container: Markdown.Node) -> Markdown.Node? {
+    var last = block
+    while last.kind != .paragraph {
+      guard [.list, .item, .blockQuote].contains(last.kind), let child = last.children.last else { return nil }
+      last = child
+    }
+    let (lines, breaks) = Self.lines(of: last)
+    let start = last.startLine
+    // Without each line's place in the source, no line can be told lazy.
+    guard lines.count > 1, start > 0, last.endLine - start == breaks else { return nil }
+    let lazy = lines.indices.dropFirst().first { index in
+      guard !lines[index].spansLines, case .closer? = Self.marker(lines[index].nodes),
+        let source = document.sourceLine(start + lines[index].offset)
+      else { return false }
+      let indent = source.prefix { $0 == UInt8(ascii: " ") }.count
+      return indent <= 3 && source.dropFirst(indent).starts(with: ":::".utf8)
+    }
+    guard let lazy else { return nil }
+    var opens = false
+    block.walk { node, entering in
+      guard entering, !opens, node.kind == .paragraph else { return }
+      opens = Self.lines(of: node).lines.contains { line in
+        guard !line.spansLines, case .opener? = Self.marker(line.nodes) else { return false }
+        return true
+      }
+    }
+    guard !opens,
+      let brought = block.next.flatMap({ document.insert(.paragraph, before: $0) })
+        ?? document.append(.paragraph, to: container)
+    else { return nil }
+    if let lineBreak = lines[lazy - 1].breakAfter { document.discard(lineBreak) }
+    for line in lines[lazy...] {
+      for node in line.nodes { document.move(node, to: brought) }
+      if let lineBreak = line.breakAfter { document.move(lineBreak, to: brought) }
+    }
+    return brought
   }
 
   /// Replaces `paragraph` by paragraphs of its lines between matched markers, and each matched
