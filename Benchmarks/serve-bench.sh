@@ -5,13 +5,15 @@
 # pages while a script uploads pictures. See Benchmarks/README.md.
 #
 #   Benchmarks/serve-bench.sh [--duration S] [--connections N] [--page-connections N]
-#                             [--reviews N] [--covers N] [--scratch-path DIR] [--no-build]
+#                             [--reviews N] [--covers N] [--drafts N] [--scratch-path DIR] [--no-build]
 #
 # --duration S           seconds of each measured wrk run (default 20)
 # --connections N        wrk's connections for thumbnails, all from one thread (default 50)
 # --page-connections N   wrk's connections for the grid and search pages (default 10)
 # --reviews N            reviews in the library (default 100000)
 # --covers N             distinct cover pictures the reviews share (default 1000)
+# --drafts N             make every Nth review of this run's copy a draft, which readers' pages
+#                        and searches then leave out (default 0: none, every review published)
 # --scratch-path DIR     the swift build folder (default .build); CATALOGUE=/path/to/catalogue
 #                        and CATALOGUE_BENCH=/path/to/catalogue-bench use those binaries, unbuilt
 #
@@ -31,6 +33,7 @@ connections=50
 page_connections=10
 reviews=100000
 covers=1000
+drafts=0
 scratch=$root/.build
 build=1
 while [ $# -gt 0 ]; do
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
     --page-connections) page_connections=$2; shift 2 ;;
     --reviews) reviews=$2; shift 2 ;;
     --covers) covers=$2; shift 2 ;;
+    --drafts) drafts=$2; shift 2 ;;
     --scratch-path) scratch=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     *) echo "serve-bench.sh: unknown argument $1 (see the head of the script)" >&2; exit 2 ;;
@@ -114,6 +118,12 @@ fi
 rm -rf "$run"
 mkdir -p "$run"
 cp -a "$pristine" "$run/library"
+if [ "$drafts" -gt 0 ]; then
+  # As `catalogue edit --draft` leaves a review (the search index is not touched by it).
+  sqlite3 "$run/library/catalogue.sqlite" \
+    "UPDATE reviews SET draft = 1, published = NULL WHERE seq % $drafts = 0" >/dev/null
+  echo "drafts: every ${drafts}th review of this run's library is a draft"
+fi
 library=$run/library
 cp "$pristine.token" "$run/token"
 
