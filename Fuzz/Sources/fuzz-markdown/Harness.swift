@@ -10,7 +10,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
   let bytes =
     start.map { UnsafeRawBufferPointer(start: $0, count: count) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
   let body = String(decoding: bytes, as: UTF8.self)
-  let html = ReviewText.html(body)
+  let html = HTML.markdown(body)
   let opened = html.components(separatedBy: "<details").count
   let closed = html.components(separatedBy: "</details>").count
   if opened != closed { fatalError("unbalanced disclosures: \(opened - 1) opened, \(closed - 1) closed") }

@@ -278,21 +278,34 @@ extension Markdown {
       self.source = source
     }
 
+    /// The byte ranges of the source's lines, line 1 first; made when first asked.
+    private(set) lazy var lines = Self.lineRanges(of: source)
+
     /// The bytes of the source's line `number` (from 1, as cmark counts), without its line
     /// ending; nil past the end.
     func sourceLine(_ number: Int) -> ArraySlice<UInt8>? {
-      guard number >= 1 else { return nil }
-      var line = 1
-      var start = source.startIndex
-      while line < number {
-        guard let newline = source[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        start = newline + 1
-        line += 1
+      lines.indices.contains(number - 1) ? source[lines[number - 1]] : nil
+    }
+
+    /// The byte ranges of the source's lines, without their ends: `\n`, `\r\n` or `\r`, as cmark
+    /// counts lines.
+    static func lineRanges(of source: [UInt8]) -> [Range<Int>] {
+      var lines: [Range<Int>] = []
+      var start = 0
+      var index = 0
+      while index < source.count {
+        let byte = source[index]
+        if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+          lines.append(start..<index)
+          if byte == UInt8(ascii: "\r"), index + 1 < source.count, source[index + 1] == UInt8(ascii: "\n") {
+            index += 1
+          }
+          start = index + 1
+        }
+        index += 1
       }
-      let end = source[start...].firstIndex(of: UInt8(ascii: "\n")) ?? source.endIndex
-      var slice = source[start..<end]
-      if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
-      return slice
+      lines.append(start..<source.count)
+      return lines
     }
 
     deinit {

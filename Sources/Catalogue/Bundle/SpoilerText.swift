@@ -31,8 +31,8 @@ struct SpoilerText {
       if case .block(let label?) = spoiler.kind { return label }
       return ""
     }
-    let source = Array(text.utf8)
-    if let ranges = Self.ranges(of: spoilers, pipesPerLine: markup.pipesPerLine, in: source) {
+    let source = document.source
+    if let ranges = Self.ranges(of: spoilers, pipesPerLine: markup.pipesPerLine, lines: document.lines, in: source) {
       let masked = Self.replacing(ranges, with: masks, in: source)
       let expected = Self.reading(document.root, replacing: Dictionary(zip(spoilers.map(\.node), masks)) { $1 })
       if let again = Markdown.Document(parsing: masked),
@@ -61,9 +61,8 @@ struct SpoilerText {
   /// end of its second, from a block one's `:::` to the end of its closing line; nil when one
   /// cannot be placed for sure.
   private static func ranges(
-    of spoilers: [SpoilerMarkup.Spoiler], pipesPerLine: [Int: Int], in source: [UInt8]
+    of spoilers: [SpoilerMarkup.Spoiler], pipesPerLine: [Int: Int], lines: [Range<Int>], in source: [UInt8]
   ) -> [Range<Int>]? {
-    let lines = lineRanges(of: source)
     var pipesOfLine: [Int: [Int]] = [:]
     func pipe(_ mark: SpoilerMarkup.Mark) -> Int? {
       guard lines.indices.contains(mark.line - 1) else { return nil }
@@ -91,25 +90,6 @@ struct SpoilerText {
       result.append(range)
     }
     return result
-  }
-
-  /// The byte ranges of the source's lines, without their ends: `\n`, `\r\n` or `\r`, as cmark
-  /// counts lines.
-  private static func lineRanges(of source: [UInt8]) -> [Range<Int>] {
-    var lines: [Range<Int>] = []
-    var start = 0
-    var index = 0
-    while index < source.count {
-      let byte = source[index]
-      if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-        lines.append(start..<index)
-        if byte == UInt8(ascii: "\r"), index + 1 < source.count, source[index + 1] == UInt8(ascii: "\n") { index += 1 }
-        start = index + 1
-      }
-      index += 1
-    }
-    lines.append(start..<source.count)
-    return lines
   }
 
   /// The offset of the first `:::` of a line: a marker line's prefix (block quote marks, list

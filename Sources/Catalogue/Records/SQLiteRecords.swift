@@ -352,32 +352,19 @@ final class SQLiteRecords: RecordStore {
       let token = try database.changeToken()
       remembering(since: token)
       if let labels = remembered.categories[publishedOnly] { return labels }
-      let labels: [String]
-      if publishedOnly {
-        labels = try database.query(
-          """
-          WITH RECURSIVE used (category) AS (
-            SELECT min(category) FROM reviews WHERE draft = 0
-            UNION ALL
-            SELECT (SELECT min(category) FROM reviews WHERE draft = 0 AND category > used.category) FROM used
-            WHERE used.category IS NOT NULL
-          )
-          SELECT category FROM used WHERE category IS NOT NULL
-          """
-        ) { $0.text(0) }
-      } else {
-        labels = try database.query(
-          """
-          WITH RECURSIVE used (category) AS (
-            SELECT min(category) FROM reviews
-            UNION ALL
-            SELECT (SELECT min(category) FROM reviews WHERE category > used.category) FROM used
-            WHERE used.category IS NOT NULL
-          )
-          SELECT category FROM used WHERE category IS NOT NULL
-          """
-        ) { $0.text(0) }
-      }
+      // Published ones through `reviews_draft (draft, category)`, the same seek a label.
+      let published = publishedOnly ? "draft = 0" : "1"
+      let labels = try database.query(
+        """
+        WITH RECURSIVE used (category) AS (
+          SELECT min(category) FROM reviews WHERE \(published)
+          UNION ALL
+          SELECT (SELECT min(category) FROM reviews WHERE \(published) AND category > used.category) FROM used
+          WHERE used.category IS NOT NULL
+        )
+        SELECT category FROM used WHERE category IS NOT NULL
+        """
+      ) { $0.text(0) }
       remembered.categories[publishedOnly] = labels
       return labels
     }

@@ -31,15 +31,30 @@ enum SearchIndex {
     try database.defineFunction("catalogue_search_text", argumentCount: 1) { arguments in
       .text(SearchText.indexed(text(arguments[0])))
     }
-    // What of a body the index holds (schema 9): the body without its spoilers' words.
+    // What of a body the index holds (schema 9): the body without its spoilers' words. The
+    // view asks it twice for each row (its words, and their count in the key), and a body with
+    // spoilers is parsed for it: the last answer is kept, for the second asking.
+    let last = LastSearchable()
     try database.defineFunction("catalogue_searchable", argumentCount: 1) { arguments in
-      .text(Markdown.searchable(text(arguments[0])))
+      let body = text(arguments[0])
+      if body != last.body {
+        last.body = body
+        last.searchable = Markdown.searchable(body)
+      }
+      return .text(last.searchable)
     }
     try database.defineFunction("catalogue_search_key", argumentCount: 3) { arguments in
       guard case .integer(let seq) = arguments[0] else { return .null }
       return .integer(key(seq: seq, title: text(arguments[1]), body: text(arguments[2])))
     }
     try database.defineRanking()
+  }
+
+  /// The body `catalogue_searchable` was last asked for, and its answer: one a connection,
+  /// which one thread at a time uses.
+  private final class LastSearchable {
+    var body = ""
+    var searchable = ""
   }
 
   /// A value as text, as SQLite would give it to FTS5 (a column edited by hand may hold a
