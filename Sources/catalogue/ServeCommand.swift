@@ -24,7 +24,13 @@ extension Commands {
         .init("port", value: "N", help: "the port (default 8080; 0 picks a free one)"),
         .init("log-json", help: "log requests as JSON lines"),
         .init("quiet", help: "log no requests"),
-        .init("trust-proxy", help: "honour X-Forwarded-Proto and X-Forwarded-For from a reverse proxy in front"),
+        .init(
+          "trust-proxy",
+          help: "honour X-Forwarded-Proto, X-Forwarded-For and X-Forwarded-Host from a reverse proxy in front"),
+        .init(
+          "public-url", value: "URL",
+          help: "the address readers reach the site at, for feeds, share previews and the sitemap "
+            + "(default: `catalogue config public-url`)"),
         .init("threads", value: "N", help: "connection threads (default: the cores this process may use)"),
         .init("timeout", value: "SECONDS", help: "close a connection idle this long (default 30)"),
         .init("max-connections", value: "N", help: "connections at once (default 4096)"),
@@ -75,6 +81,7 @@ extension Commands {
     }
     var options = ServerOptions(uploadFolder: uploads.path)
     options.trustProxy = arguments.has("trust-proxy")
+    if let text = arguments.value("public-url") { options.publicURL = try publicURL(text, command: "serve") }
     if let megabytes = try ArgumentParser.integer(arguments, "max-upload", in: 1...1_000_000, command: "serve") {
       options.maximumUploadBytes = megabytes * 1_000_000
     }

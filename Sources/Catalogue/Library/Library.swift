@@ -34,6 +34,9 @@ public final class Library {
   /// What Argon2id spends on each password hash; a library setting (`password_ops`,
   /// `password_memory`). Raising it makes each sign-in store a new hash at the new cost.
   public private(set) var passwordCost = PasswordCost.standard
+  /// The address readers reach the library's site at, when it has been set (`public_url`,
+  /// `catalogue config public-url URL`): what `catalogue serve` builds absolute URLs from.
+  public private(set) var publicURL: PublicURL?
   /// Who the writes of this instance are made by: the server sets it to the signed-in
   /// reviewer for the length of a request; the command line leaves it `nil`. Every write that
   /// marks a review updated records it as `updated_by`; a new review records it as
@@ -156,6 +159,7 @@ public final class Library {
     var options = DecodeOptions()
     var cap: Int?
     var cost = PasswordCost.standard
+    var site: PublicURL?
     if let name = settings["thumbnail_spec"] {
       guard let stored = ThumbnailSpec(name: name) else {
         throw .badSetting(key: "thumbnail_spec", value: name)
@@ -187,7 +191,15 @@ public final class Library {
       }
       cost.memoryBytes = bytes
     }
+    if let text = settings["public_url"] {
+      do {
+        site = try PublicURL(parsing: text)
+      } catch {
+        throw .badSetting(key: "public_url", value: text)
+      }
+    }
     thumbnailSpec = spec
+    publicURL = site
     decodeOptions.pixelBudget = options.pixelBudget
     storedFileSizeCap = cap
     passwordCost = cost
@@ -231,6 +243,18 @@ public final class Library {
       try records.saveSetting("thumbnail_spec", spec.name)
     }
     thumbnailSpec = spec
+  }
+
+  /// Sets the address readers reach the library's site at, or forgets it (`nil`).
+  public func setPublicURL(_ url: PublicURL?) throws(CatalogueError) {
+    try write { () throws(CatalogueError) in
+      if let url {
+        try records.saveSetting("public_url", url.description)
+      } else {
+        try records.deleteSetting("public_url")
+      }
+    }
+    publicURL = url
   }
 
   /// Changes the largest picture (in pixels) the library accepts.

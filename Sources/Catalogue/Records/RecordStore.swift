@@ -37,6 +37,7 @@ protocol RecordStore: AnyObject {
   // Settings
   func settings() throws(CatalogueError) -> [String: String]
   func saveSetting(_ key: String, _ value: String) throws(CatalogueError)
+  func deleteSetting(_ key: String) throws(CatalogueError)
 
   // Reviews
   /// Inserts a review; `false` when `id` is taken already.

@@ -221,6 +221,13 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  /// Removes a setting (inside the caller's transaction): its default is in force again.
+  func deleteSetting(_ key: String) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run("DELETE FROM settings WHERE key = ?", [.text(key)])
+    }
+  }
+
   // MARK: Reviews
 
   /// Inserts a review; `false` when `id` is taken already.
