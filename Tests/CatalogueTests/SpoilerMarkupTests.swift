@@ -54,7 +54,9 @@ struct SpoilerMarkupTests {
       ("the page outside spoilers", outsideDetails(html)), ("the notices", Markdown.html(markdown, spoilers: .notice)),
       ("the searchable text", Markdown.searchable(markdown)), ("the masked text", Markdown.masked(markdown)),
     ]
+    let summary = Markdown.summary(markdown, maximumLength: 10_000)
     for word in hidden {
+      #expect(!summary.contains(word), "\(word) is not in the summary: \(summary)", sourceLocation: sourceLocation)
       #expect(html.contains(word), "\(word) is on the page, in a spoiler", sourceLocation: sourceLocation)
       for (name, text) in forms {
         #expect(!text.contains(word), "\(word) is hidden from \(name): \(text)", sourceLocation: sourceLocation)
@@ -566,8 +568,41 @@ struct SpoilerMarkupTests {
         #expect(words.isDisjoint(with: hidden), "round \(round), \(name): \(body)\n→ \(text)")
         #expect(shown.isSubset(of: words), "round \(round), \(name): \(body)\n→ \(text)")
       }
+      // A share preview's line holds only words a reader sees at once.
+      let summary = Markdown.summary(body, maximumLength: 10_000)
+      #expect(Self.randomWords(in: summary).isDisjoint(with: hidden), "round \(round), summary: \(body)\n→ \(summary)")
     }
     // The generator makes spoilers often enough for the test to say something.
     #expect(spoilers > 500)
+  }
+
+  // MARK: Share previews
+
+  /// What a preview says of a body: its first sentence that holds no spoiler, as plain text.
+  @Test(
+    arguments: [
+      ("Superb. Then it drags.", "Superb."),
+      ("*Arrival* is a film about [language](https://x.example). It is slow.", "Arrival is a film about language."),
+      ("||The butler did it.|| Still, a fine evening. More later.", "Still, a fine evening."),
+      ("It was ||the butler|| all along. A fine evening.", "A fine evening."),
+      ("::: spoiler The end\nShe lives.\n:::\n\nWorth it!", "Worth it!"),
+      ("# Verdict\n\nGood.", "Verdict"),
+      ("```\ncode only.\n```\n\nAfter the code.", "After the code."),
+      ("<div>\nraw block\n</div>\n\nPlain words here", "Plain words here"),
+      ("東京の物語。とても良い。", "東京の物語。"),
+      ("“Wow!” she said. Then more.", "“Wow!”"),
+      ("||All of it is hidden.||", ""),
+      ("", ""),
+    ])
+  func previewsSayTheFirstSentenceWithoutSpoilers(body: String, expected: String) {
+    #expect(ReviewText.summary(body) == expected)
+  }
+
+  /// A long first sentence is cut after a whole word, with an ellipsis.
+  @Test func aLongSentenceIsCutAtAWord() {
+    let body = String(repeating: "word ", count: 100) + "end."
+    let summary = ReviewText.summary(body, maximumLength: 30)
+    #expect(summary == "word word word word word word…")
+    #expect(summary.count <= 30)
   }
 }

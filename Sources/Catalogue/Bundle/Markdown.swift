@@ -1,3 +1,4 @@
+import Foundation
 import CCMark
 
 /// Markdown to HTML through cmark, the CommonMark reference library: the only file that calls
@@ -51,6 +52,94 @@ enum Markdown {
       document.linkInstead(of: image)
     }
     return document.html()
+  }
+
+  /// The first sentence of `text` a preview may show: plain text (no markup, code blocks or
+  /// raw HTML) from the first paragraph or heading, the first sentence that holds no spoiler
+  /// and does not run into one, cut at a word to at most `maximumLength` characters with `…`.
+  /// Empty when every sentence has a spoiler in it or there is no text.
+  static func summary(_ text: String, maximumLength: Int) -> String {
+    guard let document = Document(parsing: text) else { return "" }
+    var hidden: Set<Node> = []
+    if mayHaveSpoilers(text) {
+      hidden = Set(SpoilerMarkup(in: document, tracingSource: false).spoilers.map(\.node))
+    }
+    // Each paragraph's and heading's text, a spoiler standing as U+FFFC wherever it was.
+    var blocks: [String] = []
+    var current: String?
+    var insideSpoiler = 0
+    document.root.walk { node, entering in
+      if hidden.contains(node) {
+        if entering {
+          if insideSpoiler == 0 { current? += "\u{FFFC}" }
+          insideSpoiler += 1
+        } else {
+          insideSpoiler -= 1
+          // A hidden sentence ends the one it is in.
+          let hiddenText = SpoilerMarkup.plainText(node).trimmingCharacters(in: .whitespaces)
+          if insideSpoiler == 0, let last = hiddenText.last, ".!?…。！？".contains(last) { current? += "\u{2029}" }
+        }
+        // A block spoiler ends the sentence before it.
+        if node.kind == .customBlock, !entering, insideSpoiler == 0 { blocks.append("\u{FFFC}") }
+        return
+      }
+      guard insideSpoiler == 0 else { return }
+      switch node.kind {
+      case .paragraph, .heading:
+        if entering {
+          current = ""
+        } else if let text = current {
+          blocks.append(text)
+          current = nil
+        }
+      case .text, .code: if entering { current? += node.literal }
+      case .softBreak, .lineBreak: if entering { current? += " " }
+      default: break
+      }
+    }
+    for block in blocks {
+      for sentence in sentences(in: block) where !sentence.contains("\u{FFFC}") {
+        let clean = sentence.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard clean.contains(where: { $0.isLetter || $0.isNumber }) else { continue }
+        return shortened(clean, to: maximumLength)
+      }
+    }
+    return ""
+  }
+
+  /// `text` split after each `.`, `!`, `?` or `…` that is followed by a space (closing quotes
+  /// and brackets kept with it), and after each `。`, `！`, `？` and U+2029 (where a hidden
+  /// sentence ended).
+  static func sentences(in text: String) -> [Substring] {
+    var result: [Substring] = []
+    var start = text.startIndex
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      var end = text.index(after: index)
+      if "。！？\u{2029}".contains(character) {
+        result.append(text[start..<end])
+        start = end
+      } else if ".!?…".contains(character) {
+        while end < text.endIndex, "\"'”’»)]".contains(text[end]) { end = text.index(after: end) }
+        if end == text.endIndex || text[end].isWhitespace {
+          result.append(text[start..<end])
+          start = end
+        }
+      }
+      index = end
+    }
+    if start < text.endIndex { result.append(text[start...]) }
+    return result
+  }
+
+  /// `text` at most `limit` characters long: cut after the last whole word that fits, with `…`.
+  static func shortened(_ text: String, to limit: Int) -> String {
+    guard text.count > limit else { return text }
+    let room = text.prefix(max(limit - 1, 1))
+    let endsAtWord = text[room.endIndex].isWhitespace
+    let cut = endsAtWord ? room : room.lastIndex(where: \.isWhitespace).map { room[..<$0] } ?? room
+    return cut.trimmingCharacters(in: .whitespaces.union(.punctuationCharacters)) + "…"
   }
 
   /// Whether `text` holds at least one spoiler that `html` would hide.

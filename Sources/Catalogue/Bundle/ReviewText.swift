@@ -7,6 +7,13 @@ public enum ReviewText {
   /// feeds and previews, where a reader cannot choose to open it.
   public static func htmlHidingSpoilers(_ body: String) -> String { Markdown.html(body, spoilers: .notice) }
 
+  /// What a share preview or a feed may say of `body` in a line: its first sentence that
+  /// holds no spoiler, as plain text, at most `maximumLength` characters (cut at a word, with
+  /// `…`); empty when there is none. Never any of a spoiler's words.
+  public static func summary(_ body: String, maximumLength: Int = 200) -> String {
+    Markdown.summary(body, maximumLength: maximumLength)
+  }
+
   /// The body for a terminal: each spoiler as `[spoiler: 12 words]`, the rest as written.
   public static func masked(_ body: String) -> String { Markdown.masked(body) }
 
