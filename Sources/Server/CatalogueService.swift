@@ -21,6 +21,10 @@ public struct ServerOptions: Sendable {
   public var pageSize = 50
   /// How many bytes of readers' pages are kept until the library changes (0: none).
   public var pageCacheBytes = 3 << 20
+  /// The address readers reach the site at (`--public-url`), which every absolute URL is built
+  /// from; without it, the library's setting, else (with ``trustProxy`` only) the request's
+  /// host, else none (see ``CatalogueService/site(for:)``).
+  public var publicURL: PublicURL?
 
   public init(uploadFolder: String) {
     self.uploadFolder = uploadFolder
@@ -316,6 +320,28 @@ public final class CatalogueService: HTTPService {
     options.trustProxy && head.headers["X-Forwarded-Proto"]?.lowercased() == "https"
   }
 
+  /// The address the pages' absolute URLs are built from: `--public-url`, else the library's
+  /// `public_url` setting, else, behind a trusted proxy, the host the request was sent to (the
+  /// proxy's `X-Forwarded-Host`, or `Host`) and the scheme it came over. Without any of them,
+  /// nil: a page then leaves out what needs one (`og:image`, the canonical link), since a
+  /// `Host` that anyone can send must not name the site in what the cache keeps and shares.
+  func site(for head: HTTPRequestHead) -> PublicURL? {
+    if let url = options.publicURL ?? pool.publicURL { return url }
+    guard options.trustProxy else { return nil }
+    let forwarded = head.headers["X-Forwarded-Host"]?.split(separator: ",").first.map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    guard let host = forwarded ?? head.headers["Host"] else { return nil }
+    return PublicURL(scheme: isSecure(head) ? "https" : "http", host: host)
+  }
+
+  /// What the readers' page cache keeps `head`'s page under: its target, and the host it was
+  /// asked of when the page's absolute URLs come from the request (see ``site(for:)``).
+  func pageKey(_ head: HTTPRequestHead) -> String {
+    guard options.trustProxy, options.publicURL == nil, pool.publicURL == nil else { return head.target }
+    return head.target + "\n" + (site(for: head)?.description ?? "")
+  }
+
   /// The client's address: the proxy's last hop when a trusted proxy says whom it served.
   func clientAddress(_ head: HTTPRequestHead) -> String {
     if options.trustProxy, let forwarded = head.headers["X-Forwarded-For"],
@@ -356,7 +382,7 @@ public final class CatalogueService: HTTPService {
   /// counter, in the write-ahead log's shared-memory index) before sending it.
   func isKeptPage(_ route: Route, _ head: HTTPRequestHead) -> Bool {
     route.isCacheable && Self.credentials(in: head) == nil && head.cookies[CookieName.notice] == nil
-      && options.pageCacheBytes > 0 && pages.page(head.target, generation: pages.generation) != nil
+      && options.pageCacheBytes > 0 && pages.page(pageKey(head), generation: pages.generation) != nil
   }
 
   /// The most bytes of a body sent without credentials (a sign-in form or its JSON).

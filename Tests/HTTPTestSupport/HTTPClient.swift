@@ -121,9 +121,11 @@ public final class HTTPClient {
     }
   }
 
-  /// The head of a request: the request line, `Host`, then `headers` as given.
+  /// The head of a request: the request line, `Host` (unless `headers` has one), then
+  /// `headers` as given.
   public static func head(_ method: String, _ target: String, headers: [(String, String)]) -> String {
-    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    let hasHost = headers.contains { $0.0.lowercased() == "host" }
+    var head = "\(method) \(target) HTTP/1.1\r\n" + (hasHost ? "" : "Host: 127.0.0.1\r\n")
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     return head
   }

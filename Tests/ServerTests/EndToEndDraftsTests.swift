@@ -11,6 +11,8 @@ import TestSupport
 @Suite("Drafts stay with their reviewers")
 struct EndToEndDraftsTests {
   /// What only the draft holds: each is looked for, lowercased, in every answer a reader gets.
+  static let publicURL = "https://reviews.example"
+
   enum Secret {
     static let title = "Quixotic Zeppelin Marmalade"
     static let body = "Xylophonic pterodactyls conspire at dawn."
@@ -22,7 +24,8 @@ struct EndToEndDraftsTests {
   /// favourite) and one draft, with a picture of its own, in a category of its own; the
   /// draft's id and its picture's SHA-256.
   static func siteWithADraft() throws -> (site: LiveSite, draft: String, picture: String) {
-    let site = try LiveSite { library in
+    // With a public address, so that the sitemap and the share previews are there to crawl.
+    let site = try LiveSite(arguments: ["--public-url", publicURL]) { library in
       try library.addReview(
         "Arrival", rating: 5, category: "movie", body: "A linguist learns to think in circles.", favorite: true,
         pictures: [Fixture.image("baseline.jpg")])
@@ -59,9 +62,13 @@ struct EndToEndDraftsTests {
   @Test func aReaderFindsNoTraceOfADraftAnywhere() throws {
     let (site, draft, picture) = try Self.siteWithADraft()
     let secrets = Secret.words + [draft, picture]
-    let crawl = try Crawl(site: site, start: ["/", "/api/reviews", "/api/reviews?limit=500", "/?view=list"])
+    let crawl = try Crawl(
+      site: site, start: ["/", "/api/reviews", "/api/reviews?limit=500", "/?view=list", "/robots.txt", "/sitemap.xml"])
     #expect(crawl.visited.count > 60, "the crawl reached \(crawl.visited.count) addresses")
-    for expected in ["/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title"] {
+    for expected in [
+      "/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title", "/feed.atom", "/feed.json",
+      "/categories/game/feed.json",
+    ] {
       #expect(crawl.visited.contains(expected), "the crawl followed \(expected)")
     }
     #expect(crawl.visited.contains { $0.hasPrefix("/thumbnails/") }, "and the covers' thumbnails")
@@ -79,6 +86,9 @@ struct EndToEndDraftsTests {
     // Asked outright, by a reader who knows the words: nothing found.
     let searched = try site.request("GET", "/?q=xylophonic")
     #expect(searched.text.contains("No review matches “xylophonic”"))
+    for format in ["atom", "json"] {
+      #expect(try site.request("GET", "/categories/\(Secret.category)/feed.\(format)").status == 404)
+    }
     let category = try site.request("GET", "/?category=\(Secret.category)")
     #expect(category.text.contains("No review matches these filters"))
     #expect(PageText.cardTitles(category.text).isEmpty)
@@ -512,7 +522,16 @@ struct Crawl {
         found += srcset.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
       }
       found += filterChoices(in: text)
-    } else if type.hasPrefix("application/json") {
+    } else if type.hasPrefix("application/xml") || type.hasPrefix("application/atom+xml")
+      || type.hasPrefix("text/plain")
+    {
+      // The sitemap's and the feeds' addresses, and the sitemap robots.txt names.
+      for (open, close) in [("<loc>", "<"), (#"href=""#, "\""), ("Sitemap: ", "\n")] {
+        for part in text.components(separatedBy: open).dropFirst() {
+          if let end = part.firstIndex(where: { String($0) == close }) { found.append(String(part[..<end])) }
+        }
+      }
+    } else if type.hasPrefix("application/json") || type.hasPrefix("application/feed+json") {
       var rest = text[...]
       while let start = rest.range(of: #""/"#) {
         let value = rest[rest.index(before: start.upperBound)...]
@@ -526,7 +545,9 @@ struct Crawl {
       }
     }
     return found.compactMap { link in
-      let path = String(link.prefix { $0 != "#" })
+      let site = EndToEndDraftsTests.publicURL
+      let local = link.hasPrefix(site + "/") ? String(link.dropFirst(site.count)) : link
+      let path = String(local.prefix { $0 != "#" })
       guard path.hasPrefix("/"), !path.hasPrefix("//") else { return nil }
       return path
     }

@@ -339,6 +339,16 @@ extension Library {
       highDensityThumbnailWidth: highDensity.width, highDensityThumbnailHeight: highDensity.height)
   }
 
+  /// The reviews `query` lists, whole (body, pictures and all), read from one snapshot: what a
+  /// feed shows of the newest reviews. Drafts only when the query asks for them.
+  public func wholeReviews(_ query: ReviewQuery) throws(CatalogueError) -> [Review] {
+    try read { () throws(CatalogueError) -> [Review] in
+      try list(query).reviews.map { (summary) throws(CatalogueError) -> Review in
+        try review(summary.id, publishedOnly: query.showing == .published)
+      }
+    }
+  }
+
   /// A page of reviews matching `query`.
   public func list(_ query: ReviewQuery = ReviewQuery()) throws(CatalogueError) -> ReviewPage {
     try query.validate()

@@ -147,11 +147,7 @@ enum Files {
     headers.set("Cache-Control", immutable)
     let etag = "\"\(asset.name)\""
     headers.set("ETag", etag)
-    if let match = exchange.head.headers["If-None-Match"],
-      match.split(separator: ",").contains(where: {
-        $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag
-      })
-    {
+    if let match = exchange.head.headers["If-None-Match"], AnswerNotModified.matches(match, etag) {
       // Not sent, but said: the length the asset has (a 304 must not claim an empty body).
       headers.set("Content-Length", String(asset.bytes.count))
       return HTTPResponse(status: 304, headers: headers)

@@ -40,6 +40,9 @@ struct HomeFilters: Sendable, Equatable {
     category: "category", minimumRating: "minimum stars", favorites: "favorites", search: "a search", sort: "sort",
     reverse: "reverse", limit: "limit", offset: "offset")
 
+  /// Every review, newest first, as a grid: the page `/` shows.
+  init() {}
+
   /// Reads the query; a value that cannot be one is a failure that says which and why. The
   /// filters are read by the library's rules; the view, the page and the names of the orders
   /// are the page's own.
@@ -202,7 +205,31 @@ extension Pages {
       main += listTable(page.reviews)
     }
     main += pager(page, filters: filters, pageSize: pageSize)
-    return document(title: heading, identity: identity, main: main, search: filters.search)
+    return document(
+      title: heading, identity: identity, main: main, search: filters.search,
+      head: homeHead(filters, categories: categories, site: exchange.site))
+  }
+
+  /// The home page's head: what the site holds, the canonical address of the pages a search
+  /// engine should keep (every review, or one category's, page by page; not searches, nor
+  /// other filters and orders), and the feeds of the reviews shown.
+  static func homeHead(_ filters: HomeFilters, categories: [Category], site: PublicURL?) -> [String] {
+    var plain = HomeFilters()
+    plain.category = filters.category
+    plain.page = filters.page
+    let canonical = plain == filters ? plain.link() : nil
+    let description: String
+    var feeds = [Feeds.Scope.site]
+    if let category = filters.category {
+      description = "Spoiler-free reviews in \(category.displayName)."
+      feeds.append(.category(category))
+    } else if categories.isEmpty {
+      description = "Spoiler-free reviews."
+    } else {
+      description = "Spoiler-free reviews: " + categories.map(\.displayName).joined(separator: ", ") + "."
+    }
+    let title = filters.category.map { "\(siteName): \($0.displayName)" } ?? siteName
+    return siteHead(title: title, description: description, canonical: canonical, site: site, feeds: feeds)
   }
 
   static func card(_ summary: ReviewSummary) -> HTML.Card {

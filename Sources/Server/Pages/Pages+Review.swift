@@ -68,7 +68,8 @@ extension Pages {
       review, pictures: review.images.map(picture),
       coverIndex: review.images.firstIndex { $0.isCover } ?? (review.images.isEmpty ? nil : 0),
       extra: extra.isEmpty ? nil : extra.joined(separator: "\n"), footer: footer, lazy: true)
-    return document(title: review.title, identity: reviewer, main: main)
+    return document(
+      title: review.title, identity: reviewer, main: main, head: reviewHead(review, site: exchange.site))
   }
 
   /// What a draft's page says to its reviewers first: that readers cannot see it, with the

@@ -17,9 +17,14 @@ enum Pages {
 
   // MARK: The document
 
-  /// A whole page: the bar at the top (home, search, who is signed in), then `main`.
+  /// What the site calls itself: in the bar at the top, feeds, share previews and cards.
+  static let siteName = "Reviews"
+
+  /// A whole page: the bar at the top (home, search, who is signed in), then `main`. `head`
+  /// is what else the page says of itself (its description, share preview, feeds).
   static func document(
-    title: String, identity: Identity?, main: [String], status: Int = 200, search: String = ""
+    title: String, identity: Identity?, main: [String], status: Int = 200, search: String = "",
+    head: [String] = []
   ) -> HTTPResponse {
     var lines = [
       "<!DOCTYPE html>",
@@ -28,6 +33,9 @@ enum Pages {
       #"<meta charset="utf-8">"#,
       #"<meta name="viewport" content="width=device-width, initial-scale=1">"#,
       "<title>\(e(title))</title>",
+    ]
+    lines += head
+    lines += [
       #"<link rel="stylesheet" href="/assets/\#(Assets.style.name)">"#,
       // Not deferred: it sets the theme chosen in this browser before anything is drawn.
       #"<script src="/assets/\#(Assets.script.name)"></script>"#,
@@ -36,7 +44,7 @@ enum Pages {
       // The first thing a keyboard reaches: past the bar, straight to what the page is for.
       ##"<a class="skip" href="#main">Skip to the content</a>"##,
       #"<header class="site">"#,
-      #"<a class="home" href="/">Reviews</a>"#,
+      #"<a class="home" href="/">\#(siteName)</a>"#,
       #"<form class="search" action="/" method="get" role="search">"#
         + #"<input type="search" name="q" value="\#(e(search))" placeholder="Search reviews" aria-label="Search reviews">"#
         + "<button>Search</button></form>",

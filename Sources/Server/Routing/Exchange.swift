@@ -48,6 +48,10 @@ struct Exchange: Sendable {
   /// What the redirect to this page carried for it to say (see ``Notice``).
   var notice: Notice? { head.cookies[CookieName.notice].flatMap(Notice.init(cookieValue:)) }
 
+  /// The site's address for absolute URLs, when one is known (see
+  /// ``CatalogueService/site(for:)``).
+  var site: PublicURL? { service.site(for: head) }
+
   /// Whether the request came over HTTPS.
   var isSecure: Bool { service.isSecure(head) }
 }

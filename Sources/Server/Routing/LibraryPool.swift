@@ -19,6 +19,7 @@ final class LibraryPool: Sendable {
   let readOnlyReason: ReadOnlyReason?
   private let idle = Mutex<[Lent]>([])
   private let lastFileSizeCap: Atomic<Int>
+  private let lastPublicURL: Mutex<PublicURL?>
   /// Told when something may have changed in the library since a connection last looked.
   private let changed: @Sendable () -> Void
 
@@ -35,6 +36,7 @@ final class LibraryPool: Sendable {
     let first = try Library(opening: path, upgrading: true)
     readOnlyReason = first.readOnlyReason
     lastFileSizeCap = Atomic(first.fileSizeCap)
+    lastPublicURL = Mutex(first.publicURL)
     try first.limitMemory(cacheBytes: Self.cacheBytes)
     idle.withLock { $0.append(Lent(first)) }
   }
@@ -47,6 +49,8 @@ final class LibraryPool: Sendable {
     let library = lent.library
     if try library.refreshIfChanged() {
       lastFileSizeCap.store(library.fileSizeCap, ordering: .relaxed)
+      let url = library.publicURL
+      lastPublicURL.withLock { $0 = url }
       changed()
     }
     library.author = author
@@ -56,6 +60,9 @@ final class LibraryPool: Sendable {
 
   /// The library's file-size cap as a connection last read it, without borrowing one.
   var fileSizeCap: Int { lastFileSizeCap.load(ordering: .relaxed) }
+
+  /// The library's public URL setting as a connection last read it, without borrowing one.
+  var publicURL: PublicURL? { lastPublicURL.withLock { $0 } }
 
   /// Looks whether the library changed since the connection lent last looked.
   func look() throws(CatalogueError) {

@@ -3,7 +3,7 @@ import HTTP
 /// Every route of the server, in one table: what each method and path does, who may use it,
 /// what it takes and where it runs.
 enum Routes {
-  static let all: [Route] = pictures + pages + api
+  static let all: [Route] = pictures + pages + reach + api
 
   /// The library's pictures and the server's assets: content-addressed, immutable, served
   /// from the file (sendfile) without looking at who asks.
@@ -45,6 +45,17 @@ enum Routes {
       "POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, keepsForm: .pictureText,
       Pages.describePicture),
     Route("POST", "/preview", access: .reviewer, body: .form, Pages.preview),
+  ]
+
+  /// What lets readers follow and share the site: feeds, and what search engines read. Readers'
+  /// pages, kept by the page cache.
+  static let reach: [Route] = [
+    Route("GET", "/feed.atom", cacheable: true, Feeds.siteAtom),
+    Route("GET", "/feed.json", cacheable: true, Feeds.siteJSON),
+    Route("GET", "/categories/:category/feed.atom", cacheable: true, Feeds.categoryAtom),
+    Route("GET", "/categories/:category/feed.json", cacheable: true, Feeds.categoryJSON),
+    Route("GET", "/robots.txt", cacheable: true, Pages.robots),
+    Route("GET", "/sitemap.xml", cacheable: true, Pages.sitemap),
   ]
 
   /// The JSON API, with the shapes of the command line's `--json`.

@@ -31,7 +31,7 @@ extension CatalogueService {
   /// those the HTTP layer makes itself included.)
   static let steps: [any Step] = [
     KeepReviewersPagesPrivate(), AnswerFailures(), Identify(), Authorize(), InvalidatePagesAfterWrites(),
-    SayNoticesOnce(), KeepReadersPages(),
+    SayNoticesOnce(), AnswerNotModified(), KeepReadersPages(),
   ]
 
   /// Runs `passage` through the steps from `index`, then its handler.
@@ -159,9 +159,41 @@ struct KeepReadersPages: Step {
     else { return try next(&passage) }
     try service.lookForChanges()
     let generation = service.pages.generation
-    if let kept = service.pages.page(head.target, generation: generation) { return kept }
+    let key = service.pageKey(head)
+    if let kept = service.pages.page(key, generation: generation) { return kept }
     let response = try next(&passage)
-    if response.status == 200 { service.pages.keep(response, for: head.target, generation: generation) }
+    if response.status == 200 { service.pages.keep(response, for: key, generation: generation) }
     return response
+  }
+}
+
+/// An answer that carries an `ETag` (a feed, the sitemap) is not sent again to a client that
+/// holds it: `If-None-Match` naming it gets `304 Not Modified`, with the headers a cache
+/// refreshes and no body. Whether it came from the readers' page cache or was made afresh.
+struct AnswerNotModified: Step {
+  func handle(
+    _ passage: inout Passage, service: CatalogueService, next: (inout Passage) throws(Failure) -> HTTPResponse
+  ) throws(Failure) -> HTTPResponse {
+    let response = try next(&passage)
+    guard response.status == 200, let etag = response.headers["ETag"],
+      let asked = passage.head.headers["If-None-Match"], Self.matches(asked, etag)
+    else { return response }
+    var headers = HTTPHeaders()
+    for name in ["ETag", "Cache-Control", "Content-Type", "Vary"] {
+      if let value = response.headers[name] { headers.set(name, value) }
+    }
+    // Not sent, but said: the length the body has (a 304 must not claim an empty one).
+    if case .bytes(let body) = response.body { headers.set("Content-Length", String(body.count)) }
+    return HTTPResponse(status: 304, headers: headers)
+  }
+
+  /// Whether an `If-None-Match` list names `etag` (weakly, as RFC 9110 asks of a GET), or is `*`.
+  static func matches(_ list: String, _ etag: String) -> Bool {
+    func opaque(_ tag: Substring) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : tag }
+    let wanted = opaque(Substring(etag))
+    return list.split(separator: ",").contains { item in
+      let tag = item.trimmingCharacters(in: .whitespaces)
+      return tag == "*" || opaque(Substring(tag)) == wanted
+    }
   }
 }
