@@ -49,7 +49,7 @@ enum Assets {
     .site form.search input { flex: 1; min-width: 0; }
     .account { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.75rem; }
     .account form { margin: 0; }
-    .account a, .views a, .pager a, .download a { display: inline-flex; align-items: center; justify-content: center; min-width: 1.5rem; min-height: 1.5rem; padding: 0.25rem; box-sizing: border-box; }
+    .account a, .views a, .pager a, .download a, .feeds a { display: inline-flex; align-items: center; justify-content: center; min-width: 1.5rem; min-height: 1.5rem; padding: 0.25rem; box-sizing: border-box; }
     .theme { display: inline-flex; align-items: center; gap: 0.4rem; font-size: 0.9rem; color: var(--muted); }
     input, select, textarea, button { font: inherit; color: var(--fg); background: var(--bg); }
     input[type=text], input[type=search], input[type=password], select, textarea { box-sizing: border-box; max-width: 100%; min-height: 2.5rem; padding: 0.35rem 0.5rem; border: 1px solid var(--edge); border-radius: 6px; }

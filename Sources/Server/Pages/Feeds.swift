@@ -107,6 +107,17 @@ enum Feeds {
     }
   }
 
+  /// The line at the foot of a page that offers `scope`'s feeds to a reader.
+  static func follow(_ scope: Scope) -> String {
+    let what =
+      if case .category(let category) = scope { "the reviews in \(Pages.e(category.displayName))" } else {
+        "these reviews"
+      }
+    return
+      #"<p class="feeds">Follow \#(what): <a href="\#(Pages.e(scope.path(.atom)))" type="application/atom+xml">Atom feed</a> · "#
+      + #"<a href="\#(Pages.e(scope.path(.json)))" type="application/feed+json">JSON Feed</a></p>"#
+  }
+
   static func feed(_ exchange: Exchange, scope: Scope, format: Format) throws(Failure) -> HTTPResponse {
     var query = ReviewQuery(sort: .created, limit: size, showing: .published)
     if case .category(let category) = scope { query.category = category }

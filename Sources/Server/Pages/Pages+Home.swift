@@ -205,6 +205,7 @@ extension Pages {
       main += listTable(page.reviews)
     }
     main += pager(page, filters: filters, pageSize: pageSize)
+    main.append(Feeds.follow(filters.category.map(Feeds.Scope.category) ?? .site))
     return document(
       title: heading, identity: identity, main: main, search: filters.search,
       head: homeHead(filters, categories: categories, site: exchange.site))
