@@ -161,6 +161,31 @@ struct ReviewTests {
   }
 }
 
+@Suite("Finding a review by its id")
+struct ReviewLookupTests {
+  /// A reader's lookup of one review by its id (or a prefix) reads a few index entries, not
+  /// every published review: a budget of SQLite instructions far below what a walk over the
+  /// library costs is enough, with drafts in it or not.
+  @Test func aReadersLookupReadsTheIdsIndexAlone() throws {
+    let test = try TestLibrary()
+    let database = test.library.database
+    try database.execute(
+      """
+      WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+      INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, draft)
+      SELECT printf('%016x', i * 7919), 'T' || i, '', 3, 'movie', 0, '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:00.000Z', i % 100 = 0 FROM n
+      """)
+    let id = String(format: "%016x", 2_501 * 7919)
+    for publishedOnly in [false, true] {
+      let found = try database.limitingSteps(to: 2_000) { () throws(DatabaseError) in
+        Result { () throws(CatalogueError) in try test.library.resolve(id, publishedOnly: publishedOnly) }
+      }
+      #expect(try found.get() == id, "published only: \(publishedOnly)")
+    }
+  }
+}
+
 @Suite("Stored times")
 struct DateTextTests {
   @Test(arguments: [

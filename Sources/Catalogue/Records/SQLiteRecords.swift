@@ -295,10 +295,14 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// The ids that start with `prefix` (lowercase hexadecimal), at most `limit`, in order.
+  ///
+  /// Found through the id's index, whatever else is asked: `+draft` keeps SQLite from taking
+  /// `reviews_draft (draft, category)` for a reader's lookup instead, which walks every
+  /// published review and sorts them (a quarter of a second a review page on 100,000).
   func reviewIDs(withPrefix prefix: String, limit: Int, publishedOnly: Bool) throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in
       try database.query(
-        "SELECT id FROM reviews WHERE id >= ? AND id < ?\(publishedOnly ? " AND draft = 0" : "") ORDER BY id LIMIT ?",
+        "SELECT id FROM reviews WHERE id >= ? AND id < ?\(publishedOnly ? " AND +draft = 0" : "") ORDER BY id LIMIT ?",
         [.text(prefix), .text(prefix + "g"), SQLValue(limit)]
       ) { $0.text(0) }
     }
@@ -308,7 +312,7 @@ final class SQLiteRecords: RecordStore {
   func reviewIDs(byID: Bool, publishedOnly: Bool) throws(CatalogueError) -> [String] {
     try sql { () throws(DatabaseError) in
       try database.query(
-        "SELECT id FROM reviews\(publishedOnly ? " WHERE draft = 0" : "") ORDER BY \(byID ? "id" : "seq")"
+        "SELECT id FROM reviews\(publishedOnly ? " WHERE +draft = 0" : "") ORDER BY \(byID ? "id" : "seq")"
       ) { $0.text(0) }
     }
   }
