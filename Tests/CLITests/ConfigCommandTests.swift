@@ -19,9 +19,10 @@ import TestSupport
     #expect(try cli("config").output == "public-url = https://reviews.example\n")
     let json = try cli("--json", "config")
     #expect(json.status == 0)
-    #expect(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: String] == [
-      "public-url": "https://reviews.example"
-    ])
+    #expect(
+      try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: String] == [
+        "public-url": "https://reviews.example"
+      ])
 
     let removed = try cli("config", "public-url", "--unset")
     #expect(removed.status == 0 && removed.output == "public-url is no longer set\n")
