@@ -52,7 +52,10 @@ struct UserCommandTests {
     #expect(result.status == 0)
     let list = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
     #expect(list.count == 1)
-    #expect(Set(list[0].keys) == ["name", "created", "passwordChanged", "sessions", "tokens", "lastSeen"])
+    #expect(
+      Set(list[0].keys) == [
+        "name", "created", "passwordChanged", "sessions", "tokens", "lastSeen", "displayName", "bio",
+      ])
     #expect(list[0]["name"] as? String == "alice")
     #expect((list[0]["created"] as? String)?.hasSuffix("Z") == true)
     #expect(list[0]["passwordChanged"] as? String == list[0]["created"] as? String)

@@ -145,7 +145,7 @@ extension Failure {
     switch error {
     case .reviewerExists: return 409
     case .reviewerNotFound, .imageNotInLibrary: return 404
-    case .badReviewerName, .badPassword: return 400
+    case .badReviewerName, .badReviewerProfile, .badPassword: return 400
     default: return nil
     }
   }
