@@ -61,7 +61,8 @@ struct EndToEndDraftsTests {
     let secrets = Secret.words + [draft, picture]
     let crawl = try Crawl(site: site, start: ["/", "/api/reviews", "/api/reviews?limit=500", "/?view=list"])
     #expect(crawl.visited.count > 60, "the crawl reached \(crawl.visited.count) addresses")
-    for expected in ["/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title"] {
+    let reviewerPage = "/reviewers/\(LiveSite.reviewer)"
+    for expected in ["/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title", reviewerPage] {
       #expect(crawl.visited.contains(expected), "the crawl followed \(expected)")
     }
     #expect(crawl.visited.contains { $0.hasPrefix("/thumbnails/") }, "and the covers' thumbnails")

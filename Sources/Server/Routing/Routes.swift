@@ -3,7 +3,7 @@ import HTTP
 /// Every route of the server, in one table: what each method and path does, who may use it,
 /// what it takes and where it runs.
 enum Routes {
-  static let all: [Route] = pictures + pages + api
+  static let all: [Route] = pictures + pages + api + reviewers
 
   /// The library's pictures and the server's assets: content-addressed, immutable, served
   /// from the file (sendfile) without looking at who asks.
@@ -45,6 +45,13 @@ enum Routes {
       "POST", "/reviews/:id/images/:image/describe", access: .reviewer, body: .form, keepsForm: .pictureText,
       Pages.describePicture),
     Route("POST", "/preview", access: .reviewer, body: .form, Pages.preview),
+  ]
+
+  /// Reviewers' pages, with their reviews, and their profiles in the API.
+  static let reviewers: [Route] = [
+    Route("GET", "/reviewers/:name", cacheable: true, Pages.reviewer),
+    Route("GET", "/api/reviewers/:name", cacheable: true, API.reviewer),
+    Route("PATCH", "/api/reviewers/:name", access: .reviewer, body: .json, API.editReviewer),
   ]
 
   /// The JSON API, with the shapes of the command line's `--json`.
