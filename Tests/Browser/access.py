@@ -165,6 +165,7 @@ class Access(Browse):
             ("/new", "the new review form"),
             (review_path + "/edit", "the editor"),
             (review_path + "/delete", "the delete question"),
+            ("/reviewers/" + self.name + "/edit", "the profile form"),
         ]
         return reader, reviewer
 

@@ -225,4 +225,42 @@ struct EndToEndReviewerPagesTests {
     #expect(try site.json("PATCH", "/api/reviewers/zed", ["bio": "x"]).status == 404)
     #expect(try site.request("GET", "/api/reviewers/alice").json()["displayName"] as? String == "A. Liddell")
   }
+
+  /// A signed-in reviewer edits their own profile from the form their page links to; a
+  /// profile that cannot be is shown again with why, and nothing changes; another's form is
+  /// refused.
+  @Test func aReviewerEditsTheirProfileFromItsForm() throws {
+    let (site, _, _) = try Self.site()
+    #expect(try !site.request("GET", "/reviewers/alice").text.contains("Edit your profile"))
+    let browser = Browser(site.server)
+    try #require(try browser.signIn(LiveSite.reviewer, LiveSite.password).status == 303)
+    #expect(
+      try browser.get("/reviewers/alice").text.contains(
+        #"<a class="button" href="/reviewers/alice/edit">Edit your profile</a>"#))
+    #expect(try !browser.get("/reviewers/bob").text.contains("Edit your profile"))
+    let form = try browser.get("/reviewers/alice/edit")
+    #expect(form.status == 200)
+    #expect(form.text.contains(#"name="display-name" value="Alice &lt;Liddell&gt;""#))
+    #expect(form.text.contains(">Reads &amp; writes.\nMostly films.\n\nSee &lt;b&gt;Arrival&lt;/b&gt;.</textarea>"))
+
+    let refused = try browser.post(
+      "/reviewers/alice/edit", [("display-name", String(repeating: "x", count: 101)), ("bio", "Kept?")])
+    #expect(refused.status == 400)
+    #expect(refused.text.contains("the display name is 101 characters long, over 100: give a shorter one"))
+    #expect(refused.text.contains(">Kept?</textarea>"), "what was typed is kept")
+    #expect(try site.request("GET", "/api/reviewers/alice").json()["bio"] as? String != "Kept?")
+
+    let saved = try browser.post("/reviewers/alice/edit", [("display-name", " Alice L. "), ("bio", "")])
+    #expect(saved.status == 303 && saved.headers["Location"] == "/reviewers/alice")
+    let page = try browser.get("/reviewers/alice")
+    #expect(page.text.contains("Your profile is saved.") && page.text.contains("<h1>Alice L.</h1>"))
+    #expect(!page.text.contains(#"<div class="bio">"#))
+    #expect(try site.request("GET", "/reviewers/alice").text.contains("<h1>Alice L.</h1>"), "and readers see it")
+
+    #expect(try browser.get("/reviewers/bob/edit").status == 403)
+    #expect(try browser.post("/reviewers/bob/edit", [("display-name", "Not Bob")]).status == 403)
+    #expect(try browser.post("/reviewers/alice/edit", [("display-name", "No token")], csrf: false).status == 403)
+    #expect(try site.request("GET", "/api/reviewers/bob").json()["displayName"] is NSNull)
+    #expect(try site.request("GET", "/reviewers/alice/edit").status == 303, "a reader is sent to sign in")
+  }
 }

@@ -65,6 +65,9 @@ extension Pages {
       main.append(#"<p class="facts">Reviewer \#(e(profile.name))</p>"#)
     }
     main += bio(profile.bio)
+    if identity?.reviewer == profile.name && profile.hasAccount {
+      main.append(#"<p class="actions"><a class="button" href="\#(e(filters.base))/edit">Edit your profile</a></p>"#)
+    }
     main += notice(exchange)
     let categories: [Category]
     let page: ReviewPage?
@@ -96,5 +99,66 @@ extension Pages {
     let paragraphs = text.components(separatedBy: "\n").split { $0.trimmingCharacters(in: .whitespaces).isEmpty }
     return [#"<div class="bio">"#] + paragraphs.map { "<p>" + $0.map(e).joined(separator: "<br>\n") + "</p>" }
       + ["</div>"]
+  }
+
+  // MARK: A reviewer's own profile
+
+  /// `GET /reviewers/NAME/edit`: the signed-in reviewer's display name and bio in a form; 403
+  /// for another reviewer's.
+  @Sendable static func profileForm(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let account = try ownAccount(exchange)
+    return profilePage(
+      exchange, name: account.name, displayName: account.displayName ?? "", bio: account.bio ?? "", problems: [])
+  }
+
+  /// `POST /reviewers/NAME/edit` with `display-name` and `bio`: saves both (empty clears one),
+  /// then their page says so; a profile that cannot be is shown again in its form, with why,
+  /// and nothing changes.
+  @Sendable static func saveProfile(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let account = try ownAccount(exchange)
+    let shown = exchange.form["display-name"] ?? ""
+    let bio = exchange.form["bio"] ?? ""
+    do {
+      _ = try exchange.library { (library) throws(CatalogueError) in
+        try library.editReviewer(account.name, displayName: shown, bio: bio)
+      }
+    } catch  where error.status == 400 {
+      var response = profilePage(exchange, name: account.name, displayName: shown, bio: bio, problems: [error.message])
+      response.status = 400
+      return response
+    }
+    return redirect(to: reviewerPath(account.name), notice: Notice(said: "Your profile is saved."), exchange)
+  }
+
+  /// The account the path names when it is the signed-in reviewer's, else a failure: a
+  /// reviewer changes only their own profile.
+  private static func ownAccount(_ exchange: Exchange) throws(Failure) -> Reviewer {
+    let name = exchange.capture("name")
+    let signedIn = exchange.identity?.reviewer
+    let account = try exchange.library { (library) throws(CatalogueError) in try library.reviewer(named: name) }
+    guard let account else { throw Failure(CatalogueError.reviewerNotFound(name)) }
+    guard account.name == signedIn else {
+      throw Failure(403, "a reviewer may change only their own profile, not \(account.name)'s")
+    }
+    return account
+  }
+
+  private static func profilePage(
+    _ exchange: Exchange, name: String, displayName: String, bio: String, problems messages: [String]
+  ) -> HTTPResponse {
+    let path = reviewerPath(name)
+    let invalid = messages.isEmpty ? "" : #" aria-invalid="true" aria-describedby="problems""#
+    var main = ["<h1>Your profile</h1>"]
+    main += problems(messages, focus: true)
+    main += [
+      #"<form class="editor" method="post" action="\#(e(path))/edit">\#(csrfField(exchange.identity))"#,
+      #"<label>Display name (your name, \#(e(name)), when empty) "#
+        + #"<input type="text" name="display-name" value="\#(e(displayName))" maxlength="\#(Library.maximumDisplayNameLength)"\#(invalid)></label>"#,
+      #"<label>Bio (plain text; a blank line between paragraphs) "#
+        + #"<textarea name="bio" rows="6" maxlength="\#(Library.maximumBioLength)"\#(invalid)>\#(e(bio))</textarea></label>"#,
+      #"<p class="actions"><button class="primary">Save profile</button> <a class="button" href="\#(e(path))">Back to your page</a></p>"#,
+      "</form>",
+    ]
+    return document(title: "Your profile", identity: exchange.identity, main: main)
   }
 }

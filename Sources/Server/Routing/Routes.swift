@@ -50,6 +50,8 @@ enum Routes {
   /// Reviewers' pages, with their reviews, and their profiles in the API.
   static let reviewers: [Route] = [
     Route("GET", "/reviewers/:name", cacheable: true, Pages.reviewer),
+    Route("GET", "/reviewers/:name/edit", access: .reviewer, Pages.profileForm),
+    Route("POST", "/reviewers/:name/edit", access: .reviewer, body: .form, Pages.saveProfile),
     Route("GET", "/api/reviewers/:name", cacheable: true, API.reviewer),
     Route("PATCH", "/api/reviewers/:name", access: .reviewer, body: .json, API.editReviewer),
   ]
