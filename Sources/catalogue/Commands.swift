@@ -234,9 +234,11 @@ enum Commands {
         .init("offset", value: "N", help: "skip the first N"),
         .init("drafts", help: "only drafts"),
         .init("published", help: "only published reviews"),
+        .init("by", value: "NAME", help: "only reviews reviewer NAME wrote (in any case)"),
       ],
       examples: [
         "catalogue list --category movie --min-rating 4",
+        "catalogue list --by alice --sort rating",
         "catalogue list --drafts",
         "catalogue list --search 'endless action' --json",
         "catalogue list --sort title --limit 20 --offset 20",
@@ -256,6 +258,7 @@ enum Commands {
     input.reverse = arguments.has("reverse") ? "" : nil
     input.limit = arguments.value("limit")
     input.offset = arguments.value("offset")
+    input.by = arguments.value("by")
     var query: ReviewQuery
     do {
       query = try ReviewQuery(input, names: .options)

@@ -15,16 +15,21 @@ extension Commands {
         characters; they are hashed with Argon2id and kept nowhere. On a terminal the password is asked \
         twice without echo; scripts give it as one line of standard input with --password-stdin. A new \
         password ends the reviewer's sessions; removing a reviewer ends their sessions and tokens, and their \
-        reviews keep their name.
+        reviews keep their name. Each reviewer has a page, /reviewers/NAME, headed by their display name \
+        (their name until they have one: 1 to 100 characters of one line) with their bio (plain text up to \
+        1,000 characters, a blank line between paragraphs) and the reviews they published.
         """,
       options: [
         .init("password-stdin", help: "read the password from the first line of standard input"),
+        .init("display-name", value: "TEXT", help: "what the pages call NAME; '' goes back to the name"),
+        .init("bio", value: "TEXT", help: "a few lines NAME says of themselves; '' clears it"),
         .init("yes", short: "y", help: "remove without asking"),
         .init("revoke", help: "revoke every token of NAME instead of making one"),
       ],
       examples: [
         "catalogue user add alice",
         "printf '%s\\n' \"$PASSWORD\" | catalogue user add alice --password-stdin",
+        "catalogue user edit alice --display-name 'Alice Liddell' --bio \"$(cat alice.txt)\"",
         "catalogue user list --json",
         "token=$(catalogue user token alice)",
         "catalogue user token alice --revoke",
@@ -37,6 +42,10 @@ extension Commands {
           "passwd", synopsis: "NAME [--password-stdin]",
           summary: "give a reviewer a new password (ends their sessions)",
           positionals: 1...1, options: ["password-stdin"]),
+        .init(
+          "edit", synopsis: "NAME [--display-name TEXT] [--bio TEXT]",
+          summary: "change the display name and bio on NAME's page", positionals: 1...1,
+          options: ["display-name", "bio"]),
         .init(
           "remove", synopsis: "NAME [--yes]", summary: "remove a reviewer with their sessions and tokens",
           positionals: 1...1, options: ["yes"]),
@@ -53,8 +62,16 @@ extension Commands {
     let name = arguments.positionals[1]
     // A name no reviewer can have is a mistake in the call (exit status 2), whatever the action.
     if let problem = Library.nameProblem(name) { throw CatalogueError.badReviewerName(name, problem: problem) }
+    if action == "edit" && !arguments.has("display-name") && !arguments.has("bio") {
+      throw UsageError(message: "user edit needs --display-name, --bio or both", command: "user")
+    }
     let library = try context.openLibrary()
     switch action {
+    case "edit":
+      let profile = try library.editReviewer(
+        name, displayName: arguments.value("display-name"), bio: arguments.value("bio"))
+      try Terminal.print(
+        context.json ? JSONShape.encode(JSONShape.ReviewerProfile(profile)) : describe(profile))
     case "add":
       if let existing = try library.reviewer(named: name) {
         throw CatalogueError.reviewerExists(name, existing: existing.name)
@@ -125,6 +142,13 @@ extension Commands {
     return 0
   }
 
+  /// What `user edit` says it did: the page's heading and its bio, as they are now.
+  static func describe(_ profile: ReviewerProfile) -> String {
+    let shown = profile.displayName.map { "shown as \($0)" } ?? "shown by their name"
+    let bio = profile.bio.map { "a bio of \(count($0.unicodeScalars.count, "character"))" } ?? "no bio"
+    return "Changed the profile of \(profile.name): \(shown), with \(bio)"
+  }
+
   struct TokenJSON: Encodable {
     let reviewer: String
     let token: String
@@ -146,20 +170,26 @@ extension Commands {
       Terminal.print("No reviewers: `catalogue user add NAME` adds one.")
       return 0
     }
-    let header = ["NAME", "CREATED", "PASSWORD CHANGED", "SESSIONS", "TOKENS", "LAST SEEN"]
+    // The display names in a column of their own once any reviewer has one.
+    let named = reviewers.contains { $0.displayName != nil }
+    var header = ["NAME", "CREATED", "PASSWORD CHANGED", "SESSIONS", "TOKENS", "LAST SEEN"]
+    if named { header.insert("DISPLAY NAME", at: 1) }
     var rows = reviewers.map { reviewer in
-      [
+      var row = [
         reviewer.name, Output.humanDate(reviewer.created), Output.humanDate(reviewer.passwordChanged),
         String(reviewer.sessions), String(reviewer.tokens), reviewer.lastSeen.map(Output.humanDate) ?? "never",
       ]
+      if named { row.insert(reviewer.displayName ?? "-", at: 1) }
+      return row
     }
     rows.insert(header, at: 0)
+    let counts = named ? 4...5 : 3...4
     let widths = (0..<header.count).map { column in rows.map { Output.displayWidth($0[column]) }.max() ?? 0 }
     var lines = rows.map { row in
       (0..<row.count).map { column -> String in
         let padding = String(repeating: " ", count: widths[column] - Output.displayWidth(row[column]))
         // Counts are right-aligned, the rest left-aligned.
-        return (3...4).contains(column) ? padding + row[column] : row[column] + padding
+        return counts.contains(column) ? padding + row[column] : row[column] + padding
       }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }
     lines.append(count(reviewers.count, "reviewer"))

@@ -109,7 +109,7 @@ extension CatalogueError {
   var isAboutTheCommandLine: Bool {
     switch self {
     case .invalidReview, .invalidPictureText, .badReviewReference, .badImageReference, .invalidQuery, .unknownCategory,
-      .badReviewerName,
+      .badReviewerName, .badReviewerProfile,
       .badPassword:
       return true
     default: return false

@@ -157,6 +157,7 @@ class Access(Browse):
             ("/?q=the", "a search"),
             ("/?q=nothingmatchesthis", "a search that finds nothing"),
             (review_path, "a review"),
+            ("/reviewers/" + self.name, "a reviewer's page"),
             ("/sign-in", "sign-in"),
             ("/reviews/0123456789abcdef", "a review that is not there"),
         ]
@@ -164,6 +165,7 @@ class Access(Browse):
             ("/new", "the new review form"),
             (review_path + "/edit", "the editor"),
             (review_path + "/delete", "the delete question"),
+            ("/reviewers/" + self.name + "/edit", "the profile form"),
         ]
         return reader, reviewer
 

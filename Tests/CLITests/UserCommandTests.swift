@@ -52,7 +52,10 @@ struct UserCommandTests {
     #expect(result.status == 0)
     let list = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
     #expect(list.count == 1)
-    #expect(Set(list[0].keys) == ["name", "created", "passwordChanged", "sessions", "tokens", "lastSeen"])
+    #expect(
+      Set(list[0].keys) == [
+        "name", "created", "passwordChanged", "sessions", "tokens", "lastSeen", "displayName", "bio",
+      ])
     #expect(list[0]["name"] as? String == "alice")
     #expect((list[0]["created"] as? String)?.hasSuffix("Z") == true)
     #expect(list[0]["passwordChanged"] as? String == list[0]["created"] as? String)
@@ -104,11 +107,12 @@ struct UserCommandTests {
     let cli = try Self.withReviewer("alice")
     let cases: [(arguments: [String], input: String?, status: Int32, error: String)] = [
       (
-        ["user"], nil, 2, "error: user needs an action: add, passwd, remove, list or token; see `catalogue user --help`"
+        ["user"], nil, 2,
+        "error: user needs an action: add, passwd, edit, remove, list or token; see `catalogue user --help`"
       ),
       (
         ["user", "rename", "alice"], nil, 2,
-        "error: unknown action rename of user: give add, passwd, remove, list or token; see `catalogue user --help`"
+        "error: unknown action rename of user: give add, passwd, edit, remove, list or token; see `catalogue user --help`"
       ),
       (["user", "add"], nil, 2, "error: user add needs NAME; see `catalogue user --help`"),
       (["user", "list", "alice"], nil, 2, "error: unexpected argument alice; see `catalogue user --help`"),
@@ -157,14 +161,115 @@ struct UserCommandTests {
     #expect(help.status == 0)
     #expect(help.output.hasPrefix("catalogue user — manage the reviewers who sign in to `catalogue serve`\n"))
     for line in [
-      "  add NAME [--password-stdin]     add a reviewer with a password",
-      "  list                            list the reviewers",
-      "  token NAME [--revoke]           print a new API token for NAME (shown once), or revoke all of NAME's",
+      "  add NAME [--password-stdin]                   add a reviewer with a password",
+      "  edit NAME [--display-name TEXT] [--bio TEXT]  change the display name and bio on NAME's page",
+      "  list                                          list the reviewers",
+      "  token NAME [--revoke]                         print a new API token for NAME (shown once), or revoke all of NAME's",
     ] {
       #expect(help.output.contains(line + "\n"), "\(line)")
     }
     let overview = try cli.run(["--help"])
     #expect(overview.output.contains("  user  ") && overview.output.contains("manage the reviewers"))
+  }
+
+  @Test func editGivesTheirPageADisplayNameAndABio() throws {
+    let cli = try Self.withReviewer("Alice")
+    let edited = try cli(
+      "user", "edit", "alice", "--display-name", " Alice Liddell ", "--bio", "Reads.\r\n\r\nWrites.\n")
+    #expect(edited.status == 0 && edited.error.isEmpty, "\(edited.error)")
+    #expect(edited.output == "Changed the profile of Alice: shown as Alice Liddell, with a bio of 15 characters\n")
+    let table = try cli("user", "list").output.split(separator: "\n").map(String.init)
+    #expect(table[0].hasPrefix("NAME   DISPLAY NAME   CREATED  ") && table[0].hasSuffix("SESSIONS  TOKENS  LAST SEEN"))
+    #expect(table[1].hasPrefix("Alice  Alice Liddell  ") && table[1].hasSuffix("0       0  never"))
+    let listed = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli("user", "list", "--json").output.utf8)) as? [[String: Any]])
+    #expect(listed.first?["displayName"] as? String == "Alice Liddell")
+    #expect(listed.first?["bio"] as? String == "Reads.\n\nWrites.")
+
+    // What is not given stays; an empty value goes back to none.
+    let bio = try cli.json(try cli("user", "edit", "ALICE", "--bio", "Reads a lot.", "--json"))
+    #expect(bio["name"] as? String == "Alice" && bio["displayName"] as? String == "Alice Liddell")
+    #expect(bio["bio"] as? String == "Reads a lot." && bio["reviews"] as? Int == 0)
+    let reset = try cli("user", "edit", "alice", "--display-name", "")
+    #expect(reset.output == "Changed the profile of Alice: shown by their name, with a bio of 12 characters\n")
+    let cleared = try cli("user", "edit", "alice", "--bio", "")
+    #expect(cleared.output == "Changed the profile of Alice: shown by their name, with no bio\n")
+    let plain = try cli("user", "list").output.split(separator: "\n").map(String.init)
+    #expect(plain[0].hasPrefix("NAME   CREATED  "), "no column of display names when none has one")
+  }
+
+  /// A mistake in `user edit` says which and why, with the exit status of its kind, and
+  /// changes nothing.
+  @Test func editMistakesChangeNothing() throws {
+    let cli = try Self.withReviewer("alice")
+    try #require(try cli("user", "edit", "alice", "--display-name", "Alice", "--bio", "Reads.").status == 0)
+    let before = try cli("user", "list", "--json").output
+    let cases: [(arguments: [String], status: Int32, error: String)] = [
+      (
+        ["user", "edit", "alice"], 2,
+        "error: user edit needs --display-name, --bio or both; see `catalogue user --help`"
+      ),
+      (["user", "edit", "bob", "--bio", "x"], 1, "error: no reviewer bob: `catalogue user list` shows them"),
+      (
+        ["user", "edit", "two words", "--bio", "x"], 2,
+        "error: two words is not a reviewer name: use only ASCII letters, digits, '.', '_' and '-'"
+      ),
+      (
+        ["user", "edit", "alice", "--password-stdin"], 2,
+        "error: --password-stdin does not go with user edit; see `catalogue user --help`"
+      ),
+      (
+        ["user", "edit", "alice", "--display-name", String(repeating: "x", count: 101), "--bio", "Fine."], 2,
+        "error: cannot change the profile of reviewer alice: the display name is 101 characters long, over 100: "
+          + "give a shorter one (nothing was changed)"
+      ),
+      (
+        ["user", "edit", "alice", "--bio", "One\u{8}"], 2,
+        "error: cannot change the profile of reviewer alice: the bio has a control character U+0008 at byte 3 "
+          + "(line 1, column 4): only tab and newline are allowed among control characters (nothing was changed)"
+      ),
+    ]
+    for item in cases {
+      let result = try cli(item.arguments)
+      #expect(result.status == item.status, "\(item.arguments): \(result.error)")
+      #expect(result.error == item.error + "\n", "\(item.arguments)")
+      #expect(result.output.isEmpty, "\(item.arguments)")
+    }
+    #expect(try cli("user", "list", "--json").output == before)
+  }
+
+  /// `list --by NAME`: a reviewer's reviews, the name in any case, with the other filters; the
+  /// JSON's shape is a list's.
+  @Test func listByAReviewer() throws {
+    let cli = CLI()
+    _ = try cli.withReview("Arrival", category: "movie")
+    _ = try cli.withReview("Celeste", category: "game")
+    _ = try cli.withReview("Dune", category: "movie")
+    _ = try cli.withReview("Eraserhead", category: "movie")
+    // As the server records reviewers' writes.
+    try cli.sqlite(
+      "UPDATE reviews SET created_by = CASE title WHEN 'Dune' THEN 'bob' WHEN 'Eraserhead' THEN NULL ELSE 'Alice' END")
+    func titles(_ arguments: String...) throws -> [String] {
+      let listed = try cli.json(try cli(["list", "--json", "--sort", "title"] + arguments))
+      return try #require(listed["reviews"] as? [[String: Any]]).compactMap { $0["title"] as? String }
+    }
+    #expect(try titles("--by", "alice") == ["Arrival", "Celeste"])
+    #expect(try titles("--by", "ALICE", "--category", "movie") == ["Arrival"])
+    #expect(try titles("--by", "alice", "--search", "celeste") == ["Celeste"])
+    #expect(try titles("--by", "bob") == ["Dune"])
+    #expect(try titles("--by", "carol").isEmpty)
+    let all = try cli.json(try cli("list", "--json"))
+    let byAlice = try cli.json(try cli("list", "--json", "--by", "Alice"))
+    #expect(Set(all.keys) == Set(byAlice.keys))
+    #expect(byAlice["total"] as? Int == 2)
+    let table = try cli("list", "--by", "alice")
+    #expect(table.status == 0 && table.output.contains("Celeste") && !table.output.contains("Dune"))
+    let wrong = try cli("list", "--by", "Alice Liddell")
+    #expect(wrong.status == 2 && wrong.output.isEmpty)
+    #expect(
+      wrong.error
+        == "error: --by Alice Liddell is not a reviewer's name: use only ASCII letters, digits, '.', '_' and '-'; "
+        + "see `catalogue list --help`\n")
   }
 
   @Test func reviewsShowWhoWroteThem() throws {

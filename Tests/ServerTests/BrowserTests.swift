@@ -98,6 +98,11 @@ struct BrowserTests {
       pictures: [Fixture.image("large-1600x1200.png"), Fixture.image("colour-p3.jpg")])
     try library.addReview("Portal", rating: 0, category: "game", body: "No stars, and it says so.")
     try library.addReviewer(Self.reviewer, password: Self.password)
+    // The reviewer's page, with a bio, for the walk: as the server records their write.
+    try #require(
+      try library.run("user", "edit", Self.reviewer, "--display-name", "Ann Reviewer", "--bio", "Reads.\n\nWrites.")
+        .status == 0)
+    _ = try library.sql("UPDATE reviews SET created_by = '\(Self.reviewer)' WHERE title = 'Dune'")
     let server = try ServeProcess(library: library)
 
     let walk = try Self.run(

@@ -255,7 +255,7 @@ struct EndToEndAPITests {
       ("GET", "/api/reviews?sort=colour", nil, "sort must be title, rating, created, updated or relevance, not colour"),
       (
         "GET", "/api/reviews?colour=red", nil,
-        "unknown parameter colour: give category, favorites, limit, min-rating, offset, reverse, search, show, sort"
+        "unknown parameter colour: give by, category, favorites, limit, min-rating, offset, reverse, search, show, sort"
       ),
     ]
     for (method, target, body, error) in cases {

@@ -65,9 +65,10 @@ struct EndToEndDraftsTests {
     let crawl = try Crawl(
       site: site, start: ["/", "/api/reviews", "/api/reviews?limit=500", "/?view=list", "/robots.txt", "/sitemap.xml"])
     #expect(crawl.visited.count > 60, "the crawl reached \(crawl.visited.count) addresses")
+    let reviewerPage = "/reviewers/\(LiveSite.reviewer)"
     for expected in [
-      "/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title", "/feed.atom", "/feed.json",
-      "/categories/game/feed.json",
+      "/?page=2", "/?category=game", "/?min=5", "/?favorites=1", "/?sort=title", reviewerPage, "/feed.atom",
+      "/feed.json", "/categories/game/feed.json",
     ] {
       #expect(crawl.visited.contains(expected), "the crawl followed \(expected)")
     }

@@ -80,7 +80,7 @@ struct EndToEndReviewerTests {
     #expect(try site.request("GET", location).status == 200, "published: a reader sees it")
     #expect(page.text.contains("<h1>Arrival</h1>"))
     #expect(page.text.contains("<em>write</em>"), "the body is Markdown")
-    #expect(page.text.contains("By \(LiveSite.reviewer)"))
+    #expect(page.text.contains(#"By <a href="/reviewers/\#(LiveSite.reviewer)">\#(LiveSite.reviewer)</a>"#))
     let shown = PageText.attributes("src", startingWith: "/display/", in: page.text)
     #expect(shown.count == 2)
     for url in shown {

@@ -12,9 +12,14 @@ public struct Reviewer: Sendable, Equatable {
   public var tokens: Int
   /// The latest use of a session or a token, if any.
   public var lastSeen: Date?
+  /// What the pages call them; `nil`: their name (see ``ReviewerProfile``).
+  public var displayName: String?
+  /// What they say of themselves, plain text; `nil` for nothing.
+  public var bio: String?
 
   public init(
-    name: String, created: Date, passwordChanged: Date, sessions: Int, tokens: Int, lastSeen: Date?
+    name: String, created: Date, passwordChanged: Date, sessions: Int, tokens: Int, lastSeen: Date?,
+    displayName: String? = nil, bio: String? = nil
   ) {
     self.name = name
     self.created = created
@@ -22,6 +27,37 @@ public struct Reviewer: Sendable, Equatable {
     self.sessions = sessions
     self.tokens = tokens
     self.lastSeen = lastSeen
+    self.displayName = displayName
+    self.bio = bio
+  }
+}
+
+/// A reviewer as their page shows them: who they are, what they say of themselves, and how
+/// many reviews they wrote. A reviewer removed since (their reviews keep the name) has a
+/// profile too, of the name alone.
+public struct ReviewerProfile: Sendable, Equatable {
+  /// The name as stored: the account's, or as the reviews keep it.
+  public var name: String
+  /// What the pages call them; `nil`: their name. 1 to 100 characters of one line
+  /// (``Library/displayNameProblem(_:)``).
+  public var displayName: String?
+  /// What they say of themselves: plain text, blank lines between paragraphs, up to 1,000
+  /// characters (``Library/bioProblem(_:)``); `nil` for nothing.
+  public var bio: String?
+  /// How many reviews they wrote (of those the asker may see: published ones for a reader).
+  public var reviews: Int
+  /// Whether they have an account; `false` for a reviewer removed since.
+  public var hasAccount: Bool
+
+  /// The name a page shows: the display name, else the name.
+  public var shownName: String { displayName ?? name }
+
+  public init(name: String, displayName: String? = nil, bio: String? = nil, reviews: Int, hasAccount: Bool) {
+    self.name = name
+    self.displayName = displayName
+    self.bio = bio
+    self.reviews = reviews
+    self.hasAccount = hasAccount
   }
 }
 
@@ -196,7 +232,7 @@ extension Library {
           sessions: row.sessions, tokens: row.tokens,
           lastSeen: try row.lastSeen.map { (text) throws(CatalogueError) in
             try Self.time(text, "last use", of: row.name)
-          }
+          }, displayName: row.displayName, bio: row.bio
         ))
     }
     return result
@@ -206,6 +242,61 @@ extension Library {
   public func reviewer(named name: String, now: Date = Date()) throws(CatalogueError) -> Reviewer? {
     guard let user = try records.user(named: name) else { return nil }
     return try reviewers(now: now).first { $0.name == user.name }
+  }
+
+  // MARK: Profiles
+
+  /// The profile of the reviewer `name` names (in any case), as someone who may see drafts
+  /// (`publishedOnly` false) or a reader sees it: their account's display name and bio, and
+  /// how many reviews they wrote; for a name no account has, but which reviews keep as their
+  /// author (a reviewer removed since), the name as the reviews keep it. `nil` when it is
+  /// neither, and for a reader when none of theirs is published: a reader learns no name
+  /// from a profile that they could not learn from a review.
+  public func reviewerProfile(named name: String, publishedOnly: Bool = true) throws(CatalogueError)
+    -> ReviewerProfile?
+  {
+    // No review can keep a name no reviewer can have.
+    guard Self.nameProblem(name) == nil else { return nil }
+    return try read { () throws(CatalogueError) -> ReviewerProfile? in
+      let user = try records.user(named: name)
+      let written = try records.author(matching: user?.name ?? name, publishedOnly: publishedOnly)
+      if publishedOnly && written.reviews == 0 { return nil }
+      if let user {
+        return ReviewerProfile(
+          name: user.name, displayName: user.displayName, bio: user.bio, reviews: written.reviews, hasAccount: true)
+      }
+      guard let kept = written.name else { return nil }
+      return ReviewerProfile(name: kept, reviews: written.reviews, hasAccount: false)
+    }
+  }
+
+  /// Changes what the pages say of the reviewer `name` (in any case): `displayName` and
+  /// `bio` replace the stored ones, `nil` keeps one as it is, and empty text (or only white
+  /// space) clears it, so that the pages call them by their name again. Both are checked
+  /// before anything changes, every problem said at once (``CatalogueError/badReviewerProfile(_:problems:)``).
+  /// Returns the profile as it is now, drafts counted.
+  @discardableResult
+  public func editReviewer(_ name: String, displayName: String?, bio: String?) throws(CatalogueError)
+    -> ReviewerProfile
+  {
+    let shown = displayName.map { Self.normalized($0, multiline: false) }
+    let said = bio.map { Self.normalized($0, multiline: true) }
+    var problems: [String] = []
+    if let shown = shown ?? nil, let problem = Self.displayNameProblem(shown) { problems.append(problem) }
+    if let said = said ?? nil, let problem = Self.bioProblem(said) { problems.append(problem) }
+    guard let user = try records.user(named: name) else { throw .reviewerNotFound(name) }
+    if !problems.isEmpty { throw .badReviewerProfile(user.name, problems: problems) }
+    try write { () throws(CatalogueError) in
+      // As stored inside the transaction: a change made meanwhile to the other field stays.
+      guard let now = try records.user(named: user.name),
+        try records.setProfile(
+          of: now.name, displayName: shown ?? now.displayName, bio: said ?? now.bio)
+      else { throw .reviewerNotFound(name) }
+    }
+    guard let profile = try reviewerProfile(named: user.name, publishedOnly: false) else {
+      throw .reviewerNotFound(name)
+    }
+    return profile
   }
 
   // MARK: Tokens
@@ -370,6 +461,49 @@ extension Library {
     else { return "use only ASCII letters, digits, '.', '_' and '-'" }
     guard isAlphanumeric(bytes[0]) else { return "it must start with a letter or a digit" }
     return nil
+  }
+
+  /// The most characters a display name may have.
+  public static let maximumDisplayNameLength = 100
+  /// The most characters a bio may have.
+  public static let maximumBioLength = 1_000
+
+  /// Why `text` (trimmed) cannot be a display name, or `nil` when it can: 1 to 100
+  /// characters, counted as Unicode code points (as SQLite counts them), of one line, without
+  /// control characters or direction marks (which could make a name read as another's).
+  public static func displayNameProblem(_ text: String) -> String? {
+    let length = text.unicodeScalars.count
+    if length == 0 { return "the display name is empty: give 1 to \(maximumDisplayNameLength) characters" }
+    if length > maximumDisplayNameLength {
+      return "the display name is \(length) characters long, over \(maximumDisplayNameLength): give a shorter one"
+    }
+    if let problem = ReviewDraft.controlCharacter(in: text, field: "the display name", allowed: []) {
+      return problem
+    }
+    if let mark = text.unicodeScalars.first(where: Shown.isHidden) {
+      let code = String(mark.value, radix: 16, uppercase: true)
+      return "the display name has a direction mark U+\(code): only printable characters are allowed"
+    }
+    return nil
+  }
+
+  /// Why `text` (trimmed, its line ends LF) cannot be a bio, or `nil` when it can: 1 to
+  /// 1,000 characters (code points, as SQLite counts them) of plain text, lines and blank
+  /// lines between paragraphs, without other control characters.
+  public static func bioProblem(_ text: String) -> String? {
+    let length = text.unicodeScalars.count
+    if length == 0 { return "the bio is empty: give 1 to \(maximumBioLength) characters" }
+    if length > maximumBioLength {
+      return "the bio is \(length) characters long, over \(maximumBioLength): give a shorter one"
+    }
+    return ReviewDraft.controlCharacter(in: text, field: "the bio", allowed: ["\t", "\n"])
+  }
+
+  /// `text` trimmed (a bio's CRLF pairs made LF), `nil` when nothing is left: empty text
+  /// clears a display name or a bio.
+  static func normalized(_ text: String, multiline: Bool) -> String? {
+    let trimmed = (multiline ? text.replacingCRLF() : text).trimmingWhitespace()
+    return trimmed.isEmpty ? nil : trimmed
   }
 
   static func checkName(_ name: String) throws(CatalogueError) {

@@ -265,14 +265,21 @@ extension Library {
       if DateText.parse(user.passwordChanged) == nil {
         problems.append("password change time \"\(user.passwordChanged)\" is not a time")
       }
-      guard !problems.isEmpty else { continue }
+      // Written by hand: the schema bounds their length, not what they hold.
+      var profile: [String] = []
+      if let shown = user.displayName, let problem = Self.displayNameProblem(shown) { profile.append(problem) }
+      if let bio = user.bio, let problem = Self.bioProblem(bio) { profile.append(problem) }
+      guard !problems.isEmpty || !profile.isEmpty else { continue }
+      let remedy =
+        Self.nameProblem(user.name) != nil
+        ? "remove the reviewer with `catalogue user remove \(user.name)` and add them again"
+        : problems.isEmpty
+          ? "give them again with `catalogue user edit \(user.name) --display-name TEXT --bio TEXT`"
+          : "give a new password with `catalogue user passwd \(user.name)`"
       findings.append(
         Finding(
-          kind: .invalidReviewer, target: user.name, problem: problems.joined(separator: "; "),
-          remedy: Self.nameProblem(user.name) == nil
-            ? "give a new password with `catalogue user passwd \(user.name)`"
-            : "remove the reviewer with `catalogue user remove \(user.name)` and add them again",
-          repairable: false))
+          kind: .invalidReviewer, target: user.name, problem: (problems + profile).joined(separator: "; "),
+          remedy: remedy, repairable: false))
     }
     return findings
   }

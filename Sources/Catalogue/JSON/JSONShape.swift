@@ -270,6 +270,9 @@ public enum JSONShape {
     public var tokens: Int
     /// The latest use of a session or token; null when never.
     @NullWhenMissing public var lastSeen: String?
+    /// What the pages call them; null: their name.
+    @NullWhenMissing public var displayName: String?
+    @NullWhenMissing public var bio: String?
 
     public init(_ reviewer: Catalogue.Reviewer) {
       name = reviewer.name
@@ -278,6 +281,25 @@ public enum JSONShape {
       sessions = reviewer.sessions
       tokens = reviewer.tokens
       lastSeen = reviewer.lastSeen.map(DateText.format)
+      displayName = reviewer.displayName
+      bio = reviewer.bio
+    }
+  }
+
+  /// A reviewer's page as data (`GET /api/reviewers/NAME`, `user edit --json`): who they are
+  /// and how many reviews they wrote, of those the asker may see.
+  public struct ReviewerProfile: Encodable, Sendable {
+    public var name: String
+    /// What the pages call them; null: their name.
+    @NullWhenMissing public var displayName: String?
+    @NullWhenMissing public var bio: String?
+    public var reviews: Int
+
+    public init(_ profile: Catalogue.ReviewerProfile) {
+      name = profile.name
+      displayName = profile.displayName
+      bio = profile.bio
+      reviews = profile.reviews
     }
   }
 

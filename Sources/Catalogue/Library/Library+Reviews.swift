@@ -33,12 +33,16 @@ public struct ReviewQuery: Sendable, Equatable {
   /// Published reviews only unless asked: whatever lists for a reader must never show a
   /// draft, so that is what a query forgets to say.
   public var showing: Showing
+  /// Only the reviews this reviewer wrote (their name, matched in any ASCII case against who
+  /// created each), with every other filter, order and search.
+  public var author: String?
 
   public init(
     category: Category? = nil, minimumRating: Int? = nil, favoritesOnly: Bool = false,
     search: String? = nil, sort: Sort? = nil, reversed: Bool = false, limit: Int = 50,
-    offset: Int = 0, showing: Showing = .published
+    offset: Int = 0, showing: Showing = .published, author: String? = nil
   ) {
+    self.author = author
     self.category = category
     self.minimumRating = minimumRating
     self.favoritesOnly = favoritesOnly

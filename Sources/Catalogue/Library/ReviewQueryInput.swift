@@ -12,11 +12,14 @@ public struct ReviewQueryInput: Sendable, Equatable {
   public var reverse: String?
   public var limit: String?
   public var offset: String?
+  /// A reviewer's name: only what they wrote.
+  public var by: String?
 
   public init(
     category: String? = nil, minimumRating: String? = nil, favorites: String? = nil, search: String? = nil,
-    sort: String? = nil, reverse: String? = nil, limit: String? = nil, offset: String? = nil
+    sort: String? = nil, reverse: String? = nil, limit: String? = nil, offset: String? = nil, by: String? = nil
   ) {
+    self.by = by
     self.category = category
     self.minimumRating = minimumRating
     self.favorites = favorites
@@ -39,11 +42,13 @@ extension ReviewQuery {
     public var reverse: String
     public var limit: String
     public var offset: String
+    public var by: String
 
     public init(
       category: String, minimumRating: String, favorites: String, search: String, sort: String, reverse: String,
-      limit: String, offset: String
+      limit: String, offset: String, by: String = "by"
     ) {
+      self.by = by
       self.category = category
       self.minimumRating = minimumRating
       self.favorites = favorites
@@ -61,7 +66,7 @@ extension ReviewQuery {
     /// The command line's options.
     public static let options = Names(
       category: "--category", minimumRating: "--min-rating", favorites: "--favorites", search: "--search",
-      sort: "--sort", reverse: "--reverse", limit: "--limit", offset: "--offset")
+      sort: "--sort", reverse: "--reverse", limit: "--limit", offset: "--offset", by: "--by")
   }
 
   /// The most reviews one query may ask for.
@@ -93,6 +98,7 @@ extension ReviewQuery {
       }
       self.sort = sort
     }
+    author = input.by
     reversed = try Self.flag(input.reverse, names.reverse)
     limit = try Self.number(input.limit, names.limit, in: 0...maximumLimit) ?? limit
     offset = try Self.number(input.offset, names.offset, in: 0...Self.maximumOffset) ?? 0
@@ -109,6 +115,13 @@ extension ReviewQuery {
     if !(0...maximumLimit).contains(limit) { throw outside(names.limit, limit, 0...maximumLimit) }
     if !(0...Self.maximumOffset).contains(offset) { throw outside(names.offset, offset, 0...Self.maximumOffset) }
     if let rating = minimumRating, !(0...5).contains(rating) { throw outside(names.minimumRating, rating, 0...5) }
+    // A name no reviewer can have is a mistake (a display name given for the name, say), not
+    // a reviewer with no reviews.
+    if let author, let problem = Library.nameProblem(author) {
+      throw .invalidQuery(
+        author.isEmpty
+          ? "\(names.by) needs a reviewer's name" : "\(names.by) \(author) is not a reviewer's name: \(problem)")
+    }
     if sort == .relevance && (search ?? "").isEmpty {
       throw .invalidQuery("\(names.sort) relevance needs \(names.search)")
     }

@@ -257,6 +257,22 @@ enum Schema {
         \(searchView)
         INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild');
         """),
+    // Reviewers' pages. `display_name`: what the pages call a reviewer, NULL for their name;
+    // `bio`: a few lines they say of themselves, NULL for none. Their rules are
+    // ``Library/displayNameProblem(_:)`` and ``Library/bioProblem(_:)``; the checks here bound
+    // them as SQLite counts characters (code points), as the rules count them too.
+    //
+    // `reviews_created_by` gives one reviewer's reviews newest first from the index alone:
+    // `created_by` compared in any ASCII case, as reviewers' names match, and `draft` after
+    // `seq`, so that a reader's page tests it inside the index (as the indexes of schema 9 do)
+    // and a count of a reviewer's published reviews reads nothing else.
+    Migration(
+      version: 10,
+      sql: """
+        ALTER TABLE users ADD COLUMN display_name TEXT CHECK (length(display_name) BETWEEN 1 AND 100);
+        ALTER TABLE users ADD COLUMN bio TEXT CHECK (length(bio) BETWEEN 1 AND 1000);
+        CREATE INDEX reviews_created_by ON reviews (created_by COLLATE NOCASE, created, seq, draft);
+        """),
   ]
 
   /// The view the full-text index reads its content from (``SearchIndex``), as of schema 9:

@@ -92,6 +92,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case reviewerExists(String, existing: String)
   /// A name that cannot be a reviewer's; `problem` says why.
   case badReviewerName(String, problem: String)
+  /// A display name or bio the reviewer (as stored) cannot have; every problem is listed.
+  case badReviewerProfile(String, problems: [String])
   /// A password that cannot be used; `problem` says why (too short, too long, a NUL).
   case badPassword(problem: String)
   /// libsodium could not hash a password (it needs the library's password memory at once).
@@ -241,6 +243,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
         + ": choose another name, or `catalogue user passwd \(existing)` to change the password"
     case .badReviewerName(let name, let problem):
       return "\(name.isEmpty ? "an empty name" : name) is not a reviewer name: \(problem)"
+    case .badReviewerProfile(let name, let problems):
+      return "cannot change the profile of reviewer \(name): \(problems.joined(separator: "; ")) (nothing was changed)"
     case .badPassword(let problem):
       return "unusable password: \(problem)"
     case .passwordHashFailed(let memoryBytes):

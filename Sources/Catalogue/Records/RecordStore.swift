@@ -98,6 +98,11 @@ protocol RecordStore: AnyObject {
   func user(named name: String) throws(CatalogueError) -> UserRow?
   /// Every reviewer with their live sessions (expiring after `now`) and tokens, by name.
   func reviewerRows(now: Date) throws(CatalogueError) -> [ReviewerRow]
+  /// Sets a reviewer's display name and bio (`nil`: none); `false` without such a reviewer.
+  func setProfile(of name: String, displayName: String?, bio: String?) throws(CatalogueError) -> Bool
+  /// The name reviews keep for their author `name` (in any case), with how many of theirs
+  /// there are (published only, with `publishedOnly`); the name is `nil` when there are none.
+  func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int)
   /// Stores the hash of a new password, changed at `changed`; `false` without such a reviewer.
   func setPasswordHash(of name: String, _ hash: String, changed: Date) throws(CatalogueError) -> Bool
   /// Replaces a reviewer's hash with `new` if it is still `old` (a rehash at sign-in must not
@@ -228,6 +233,9 @@ struct UserRow {
   var passwordHash: String
   var created: String
   var passwordChanged: String
+  /// `nil`: the pages call the reviewer by their name (schema 10).
+  var displayName: String?
+  var bio: String?
 }
 
 /// A reviewer as `user list` shows them, as stored.
@@ -235,6 +243,8 @@ struct ReviewerRow {
   var name: String
   var created: String
   var passwordChanged: String
+  var displayName: String?
+  var bio: String?
   var sessions: Int
   var tokens: Int
   /// The latest session use or token use, if any.

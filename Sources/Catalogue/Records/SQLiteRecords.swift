@@ -410,6 +410,12 @@ final class SQLiteRecords: RecordStore {
       conditions.append(("r.category = ?", "r.category = ?"))
       arguments.append(.text(category.rawValue))
     }
+    // Through `reviews_created_by` (schema 10), whose first column compares in any ASCII case:
+    // a reviewer's page is read from it in order, and counted from it alone.
+    if let author = query.author {
+      conditions.append(("r.created_by = ? COLLATE NOCASE", "r.created_by = ? COLLATE NOCASE"))
+      arguments.append(.text(author))
+    }
     if let rating = query.minimumRating {
       conditions.append(("r.rating >= ?", query.sort == .rating ? "r.rating >= ?" : "+r.rating >= ?"))
       arguments.append(SQLValue(rating))
@@ -885,20 +891,42 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  private static let userColumns = "name, password_hash, created, password_changed, display_name, bio"
+
+  private static func userRow(_ row: Statement) -> UserRow {
+    UserRow(
+      name: row.text(0), passwordHash: row.text(1), created: row.text(2), passwordChanged: row.text(3),
+      displayName: row.optionalText(4), bio: row.optionalText(5))
+  }
+
   func user(named name: String) throws(CatalogueError) -> UserRow? {
     try sql { () throws(DatabaseError) in
-      try database.query(
-        "SELECT name, password_hash, created, password_changed FROM users WHERE name = ?", [.text(name)]
-      ) { UserRow(name: $0.text(0), passwordHash: $0.text(1), created: $0.text(2), passwordChanged: $0.text(3)) }
-      .first
+      try database.query("SELECT \(Self.userColumns) FROM users WHERE name = ?", [.text(name)], row: Self.userRow).first
     }
   }
 
   func userRows() throws(CatalogueError) -> [UserRow] {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT name, password_hash, created, password_changed FROM users ORDER BY name") {
-        UserRow(name: $0.text(0), passwordHash: $0.text(1), created: $0.text(2), passwordChanged: $0.text(3))
-      }
+      try database.query("SELECT \(Self.userColumns) FROM users ORDER BY name", row: Self.userRow)
+    }
+  }
+
+  func setProfile(of name: String, displayName: String?, bio: String?) throws(CatalogueError) -> Bool {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        "UPDATE users SET display_name = ?, bio = ? WHERE name = ?",
+        [displayName.map(SQLValue.text) ?? .null, bio.map(SQLValue.text) ?? .null, .text(name)])
+      return database.changes > 0
+    }
+  }
+
+  func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int) {
+    // From `reviews_created_by` alone, whose first column compares in any ASCII case.
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT min(created_by), count(*) FROM reviews WHERE created_by = ? COLLATE NOCASE"
+          + (publishedOnly ? " AND draft = 0" : ""), [.text(name)]
+      ) { ($0.optionalText(0), $0.int(1)) }.first ?? (nil, 0)
     }
   }
 
@@ -906,7 +934,7 @@ final class SQLiteRecords: RecordStore {
     try sql { () throws(DatabaseError) in
       try database.query(
         """
-        SELECT u.name, u.created, u.password_changed,
+        SELECT u.name, u.created, u.password_changed, u.display_name, u.bio,
           (SELECT count(*) FROM sessions s WHERE s.user = u.name AND s.expires > ?),
           (SELECT count(*) FROM tokens t WHERE t.user = u.name),
           max(
@@ -915,10 +943,10 @@ final class SQLiteRecords: RecordStore {
         FROM users u ORDER BY u.name
         """, [.text(DateText.format(now))]
       ) { row in
-        let seen = row.text(5)
+        let seen = row.text(7)
         return ReviewerRow(
-          name: row.text(0), created: row.text(1), passwordChanged: row.text(2), sessions: row.int(3),
-          tokens: row.int(4), lastSeen: seen.isEmpty ? nil : seen)
+          name: row.text(0), created: row.text(1), passwordChanged: row.text(2), displayName: row.optionalText(3),
+          bio: row.optionalText(4), sessions: row.int(5), tokens: row.int(6), lastSeen: seen.isEmpty ? nil : seen)
       }
     }
   }

@@ -9,7 +9,8 @@ enum API {
 
   /// `GET /api/reviews`: a page, with the filters and paging of `catalogue list` as query
   /// parameters (`category`, `min-rating`, `favorites`, `search`, `sort`, `reverse`, `limit`,
-  /// `offset`), and `show`: which reviews, `published`, `drafts` or `all`.
+  /// `offset`, and `by`: a reviewer's name), and `show`: which reviews, `published`, `drafts`
+  /// or `all`.
   ///
   /// Without credentials only published reviews are listed (and counted): `show=published` is
   /// the default and the only choice, `drafts` and `all` are refused with 401, as for any
@@ -25,7 +26,7 @@ enum API {
   /// reviews only.
   static func listQuery(_ parameters: QueryParameters, reviewer: Bool) throws(Failure) -> ReviewQuery {
     let known: Set<String> = [
-      "category", "min-rating", "favorites", "search", "sort", "reverse", "limit", "offset", "show",
+      "category", "min-rating", "favorites", "search", "sort", "reverse", "limit", "offset", "show", "by",
     ]
     if let unknown = parameters.pairs.first(where: { !known.contains($0.name) }) {
       throw Failure.badRequest(
@@ -40,6 +41,7 @@ enum API {
     input.reverse = parameters["reverse"]
     input.limit = parameters["limit"]
     input.offset = parameters["offset"]
+    input.by = parameters["by"]
     var showing = reviewer ? ReviewQuery.Showing.all : .published
     if let text = parameters["show"] {
       guard let asked = ReviewQuery.Showing(rawValue: text) else {
@@ -74,6 +76,40 @@ enum API {
     var response = try json(JSONShape.Review(review, urls: Files.urls))
     response.headers.set("ETag", #""\#(review.version)""#)
     return response
+  }
+
+  /// `GET /api/reviewers/NAME`: `{name, displayName, bio, reviews}`, the name as stored
+  /// (it matches in any case), `displayName` and `bio` null for none, and how many reviews
+  /// they wrote: published ones for a reader, to whom a reviewer who has published nothing is
+  /// 404, as a name no one has.
+  @Sendable static func reviewer(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let name = exchange.capture("name")
+    let publishedOnly = exchange.identity == nil
+    let profile = try exchange.library { (library) throws(CatalogueError) in
+      try library.reviewerProfile(named: name, publishedOnly: publishedOnly)
+    }
+    guard let profile else { throw Failure.notFound("no reviewer \(name): the address may be mistyped") }
+    return try json(JSONShape.ReviewerProfile(profile))
+  }
+
+  /// `PATCH /api/reviewers/NAME` with `displayName` and `bio` (a string sets one, `""` or
+  /// `null` clears it, a field left out stays): the reviewer's own profile only (403 for
+  /// another's), checked whole before anything changes. Answers as the GET does, drafts
+  /// counted.
+  @Sendable static func editReviewer(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    let object = try body(exchange, allowed: ["displayName", "bio"])
+    let shown = try clearable(object, "displayName")
+    let bio = try clearable(object, "bio")
+    guard shown != nil || bio != nil else { throw Failure.badRequest("nothing to change: give displayName or bio") }
+    let name = exchange.capture("name")
+    let signedIn = exchange.identity?.reviewer
+    let profile = try exchange.library { (library) throws(CatalogueError) -> ReviewerProfile? in
+      guard let account = try library.reviewer(named: name) else { throw .reviewerNotFound(name) }
+      guard account.name == signedIn else { return nil }
+      return try library.editReviewer(account.name, displayName: shown, bio: bio)
+    }
+    guard let profile else { throw Failure(403, "a reviewer may change only their own profile, not \(name)'s") }
+    return try json(JSONShape.ReviewerProfile(profile))
   }
 
   /// The version an `If-Match` header names (a strong or weak entity tag), or nil for none or

@@ -29,6 +29,10 @@ struct HomeFilters: Sendable, Equatable {
   /// reviews and drafts together. Readers only ever see published reviews: asking for drafts
   /// without signing in leads to the sign-in (see ``Pages/home(_:)``).
   var showing: ReviewQuery.Showing?
+  /// Whose reviews (`by`): a reviewer's name, or nil for everyone's.
+  var author: String?
+  /// The page these filters are of, which their links and form go to: `/`, or a reviewer's.
+  var base = "/"
 
   /// The choices of `show`, as the filters offer them to a reviewer: the default first.
   static let showings: [(showing: ReviewQuery.Showing?, label: String)] = [
@@ -76,6 +80,7 @@ struct HomeFilters: Sendable, Equatable {
     input.category = query["category"].flatMap { $0.isEmpty ? nil : $0 }
     input.minimumRating = query["min"].flatMap { $0.isEmpty ? nil : $0 }
     input.favorites = query["favorites"]
+    input.by = query["by"].flatMap { $0.isEmpty ? nil : $0 }
     input.search = search.isEmpty ? nil : search
     if let order, let chosen = Self.orders.first(where: { $0.key == order }) {
       input.sort = chosen.sort.rawValue
@@ -85,6 +90,7 @@ struct HomeFilters: Sendable, Equatable {
       category = parsed.category
       minimumRating = parsed.minimumRating
       favoritesOnly = parsed.favoritesOnly
+      author = parsed.author
     } catch {
       throw Failure(error)
     }
@@ -92,7 +98,7 @@ struct HomeFilters: Sendable, Equatable {
 
   /// Whether nothing narrows the reviews down.
   var isUnfiltered: Bool {
-    search.isEmpty && category == nil && minimumRating == nil && !favoritesOnly && showing == nil
+    search.isEmpty && category == nil && minimumRating == nil && !favoritesOnly && showing == nil && author == nil
   }
 
   /// Whether the page asks for drafts, which only a reviewer may see.
@@ -104,7 +110,7 @@ struct HomeFilters: Sendable, Equatable {
     var query = ReviewQuery(
       category: category, minimumRating: minimumRating, favoritesOnly: favoritesOnly,
       search: search.isEmpty ? nil : search, limit: pageSize, offset: (page - 1) * pageSize,
-      showing: reviewer ? (showing ?? .all) : .published)
+      showing: reviewer ? (showing ?? .all) : .published, author: author)
     let key = order ?? (search.isEmpty ? "newest" : "relevance")
     if let chosen = Self.orders.first(where: { $0.key == key }) {
       query.sort = chosen.sort
@@ -117,9 +123,9 @@ struct HomeFilters: Sendable, Equatable {
   func link(view: View? = nil, page: Int? = nil) -> String {
     let view = view ?? self.view
     let page = page ?? self.page
-    return "/"
+    return base
       + Pages.query([
-        ("q", search), ("category", category?.rawValue), ("min", minimumRating.map(String.init)),
+        ("q", search), ("by", author), ("category", category?.rawValue), ("min", minimumRating.map(String.init)),
         ("favorites", favoritesOnly ? "1" : nil), ("sort", order), ("show", showing?.rawValue),
         ("view", view == .grid ? nil : view.rawValue), ("page", page == 1 ? nil : String(page)),
       ])
@@ -157,7 +163,8 @@ extension Pages {
       }
     }
     var main: [String] = []
-    let heading = filters.search.isEmpty ? "Reviews" : "Reviews matching “\(filters.search)”"
+    let everyone = filters.search.isEmpty ? "Reviews" : "Reviews matching “\(filters.search)”"
+    let heading = filters.author.map { everyone + " by \($0)" } ?? everyone
     main.append("<h1>\(e(heading))</h1>")
     main += notice(exchange)
     let categories: [Category]
@@ -173,6 +180,19 @@ extension Pages {
     guard let page else {
       return document(title: heading, identity: identity, main: main, status: 400, search: filters.search)
     }
+    if let past = pastTheLastPage(page, filters: filters, pageSize: pageSize) {
+      return document(title: heading, identity: identity, main: main + past, status: 404, search: filters.search)
+    }
+    main += reviews(page, filters: filters, pageSize: pageSize, nothing: nothingFound(filters))
+    main.append(Feeds.follow(filters.category.map(Feeds.Scope.category) ?? .site))
+    return document(
+      title: heading, identity: identity, main: main, search: filters.search,
+      head: homeHead(filters, categories: categories, site: exchange.site))
+  }
+
+  /// What a page past the last says (a link from before some reviews went): where the last
+  /// one is; nil for a page that is not past it.
+  static func pastTheLastPage(_ page: ReviewPage, filters: HomeFilters, pageSize: Int) -> [String]? {
     if page.reviews.isEmpty && page.total > 0 {
       // A page past the last (a link from before some reviews went): where the last one is.
       let last = (page.total + pageSize - 1) / pageSize
@@ -180,15 +200,22 @@ extension Pages {
       let pages = last == 1 ? "one page" : "\(last) pages"
       // An estimated total says only roughly where the last page is: the first is certain.
       let link = e(filters.link(page: page.totalIsEstimate ? 1 : last))
-      main.append(
+      return [
         page.totalIsEstimate
           ? #"<p class="problem">There is no page \#(filters.page): the matches end before it. "#
             + #"<a href="\#(link)">Go to the first page</a>.</p>"#
           : #"<p class="problem">There is no page \#(filters.page): \#(fit) on \#(pages). "#
-            + #"<a href="\#(link)">Go to the \#(last == 1 ? "first" : "last") page</a>.</p>"#)
-      return document(title: heading, identity: identity, main: main, status: 404, search: filters.search)
+            + #"<a href="\#(link)">Go to the \#(last == 1 ? "first" : "last") page</a>.</p>"#
+      ]
     }
-    main.append(#"<div class="toolbar">"#)
+    return nil
+  }
+
+  /// A page of reviews as the home page and a reviewer's page show it: how many, the choice of
+  /// view, the grid of cards (or the list), and the links to the other pages; `nothing` when
+  /// none is found.
+  static func reviews(_ page: ReviewPage, filters: HomeFilters, pageSize: Int, nothing: String) -> [String] {
+    var main = [#"<div class="toolbar">"#]
     // With nothing found, the message below says so, once.
     if page.total > 0 { main.append(#"<p class="count">\#(e(countText(page, pageSize: pageSize)))</p>"#) }
     main.append(
@@ -196,7 +223,7 @@ extension Pages {
     )
     main.append("</div>")
     if page.reviews.isEmpty {
-      main.append(nothingFound(filters))
+      main.append(nothing)
     } else if filters.view == .grid {
       main.append(#"<ul class="cards">"#)
       for summary in page.reviews { main.append(HTML.cardItem(card(summary), lazy: true, heading: 2)) }
@@ -205,10 +232,7 @@ extension Pages {
       main += listTable(page.reviews)
     }
     main += pager(page, filters: filters, pageSize: pageSize)
-    main.append(Feeds.follow(filters.category.map(Feeds.Scope.category) ?? .site))
-    return document(
-      title: heading, identity: identity, main: main, search: filters.search,
-      head: homeHead(filters, categories: categories, site: exchange.site))
+    return main
   }
 
   /// The home page's head: what the site holds, the canonical address of the pages a search
@@ -257,6 +281,7 @@ extension Pages {
     unfiltered.minimumRating = nil
     unfiltered.favoritesOnly = false
     unfiltered.showing = nil
+    unfiltered.author = nil
     let all = #"<a href="\#(e(unfiltered.link(page: 1)))">show every review</a>"#
     guard !filters.search.isEmpty else {
       return #"<p class="empty" role="status">No review matches these filters. Clear them to \#(all).</p>"#
@@ -284,8 +309,9 @@ extension Pages {
   /// does, so that arrow keys in a list of choices never load a page. A reviewer's has a choice
   /// of published reviews, drafts or both.
   static func filterForm(_ filters: HomeFilters, categories: [Category], reviewer: Bool) -> [String] {
-    var lines = [#"<form class="filters" method="get" action="/">"#]
+    var lines = [#"<form class="filters" method="get" action="\#(e(filters.base))">"#]
     if !filters.search.isEmpty { lines.append(hidden("q", filters.search)) }
+    if let author = filters.author { lines.append(hidden("by", author)) }
     if filters.view != .grid { lines.append(hidden("view", filters.view.rawValue)) }
     var options = [#"<option value="">All</option>"#]
     var shown = Category.known

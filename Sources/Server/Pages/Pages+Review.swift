@@ -18,20 +18,32 @@ extension Pages {
     if let preview, preview != "reader" {
       throw Failure.badRequest("preview must be reader (the page as readers see it), not \(preview)")
     }
-    let review = try exchange.library { (library) throws(CatalogueError) in
-      try library.review(reference, publishedOnly: identity == nil)
-    }
-    if review.id != reference {
-      return redirect(to: reviewPath(review.id) + (preview == nil ? "" : "?preview=reader"))
-    }
     // A reviewer previewing is shown the reader's page; a reader asking for a preview is
     // shown theirs, which it is.
     let previewing = identity != nil && preview != nil
     let reviewer = previewing ? nil : identity
+    let (review, profiles) = try exchange.library {
+      (library) throws(CatalogueError) -> (Review, [String: ReviewerProfile]) in
+      let review = try library.review(reference, publishedOnly: identity == nil)
+      // Who wrote and changed it, as their pages show them to whoever asks.
+      var profiles: [String: ReviewerProfile] = [:]
+      for name in [review.createdBy, review.updatedBy].compactMap({ $0 }) where profiles[name] == nil {
+        profiles[name] = try library.reviewerProfile(named: name, publishedOnly: reviewer == nil)
+      }
+      return (review, profiles)
+    }
+    if review.id != reference {
+      return redirect(to: reviewPath(review.id) + (preview == nil ? "" : "?preview=reader"))
+    }
     var extra: [String] = []
     if let author = review.createdBy {
-      var line = "By \(e(author))"
-      if let editor = review.updatedBy, editor != author { line += "; last changed by \(e(editor))" }
+      // Each name links to its page, where there is one for whoever asks.
+      func named(_ name: String) -> String {
+        guard let profile = profiles[name] else { return e(name) }
+        return #"<a href="\#(e(reviewerPath(profile.name)))">\#(e(profile.shownName))</a>"#
+      }
+      var line = "By \(named(author))"
+      if let editor = review.updatedBy, editor != author { line += "; last changed by \(named(editor))" }
       extra.append(#"<p class="dates">\#(line)</p>"#)
     }
     let path = reviewPath(review.id)

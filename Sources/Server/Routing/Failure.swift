@@ -51,6 +51,8 @@ struct Failure: Error, Sendable, Equatable {
     // name `catalogue list`); an id that could be none is as missing as one that is not.
     case .reviewNotFound(let reference), .badReviewReference(let reference):
       self.init(404, "no review \(reference): it may have been removed, or the address is mistyped")
+    case .reviewerNotFound(let name):
+      self.init(404, "no reviewer \(name): the address may be mistyped")
     case .imageNotFound(let review, let reference):
       self.init(404, "review \(review) has no picture \(reference): it may have been removed")
     case .badImageReference(let reference):
@@ -145,7 +147,7 @@ extension Failure {
     switch error {
     case .reviewerExists: return 409
     case .reviewerNotFound, .imageNotInLibrary: return 404
-    case .badReviewerName, .badPassword: return 400
+    case .badReviewerName, .badReviewerProfile, .badPassword: return 400
     default: return nil
     }
   }

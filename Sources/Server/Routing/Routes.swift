@@ -3,7 +3,7 @@ import HTTP
 /// Every route of the server, in one table: what each method and path does, who may use it,
 /// what it takes and where it runs.
 enum Routes {
-  static let all: [Route] = pictures + pages + reach + api
+  static let all: [Route] = pictures + pages + reach + api + reviewers
 
   /// The library's pictures and the server's assets: content-addressed, immutable, served
   /// from the file (sendfile) without looking at who asks.
@@ -56,6 +56,15 @@ enum Routes {
     Route("GET", "/categories/:category/feed.json", cacheable: true, Feeds.categoryJSON),
     Route("GET", "/robots.txt", cacheable: true, Pages.robots),
     Route("GET", "/sitemap.xml", cacheable: true, Pages.sitemap),
+  ]
+
+  /// Reviewers' pages, with their reviews, and their profiles in the API.
+  static let reviewers: [Route] = [
+    Route("GET", "/reviewers/:name", cacheable: true, Pages.reviewer),
+    Route("GET", "/reviewers/:name/edit", access: .reviewer, Pages.profileForm),
+    Route("POST", "/reviewers/:name/edit", access: .reviewer, body: .form, Pages.saveProfile),
+    Route("GET", "/api/reviewers/:name", cacheable: true, API.reviewer),
+    Route("PATCH", "/api/reviewers/:name", access: .reviewer, body: .json, API.editReviewer),
   ]
 
   /// The JSON API, with the shapes of the command line's `--json`.
