@@ -189,6 +189,43 @@ struct EndToEndReachTests {
       ))
   }
 
+  /// A reviewer's feed holds what they published, under the name their pages show, each entry
+  /// naming them with their page; another case of the name is sent on, a name with nothing
+  /// published is not found.
+  @Test func eachReviewerHasAFeed() throws {
+    let (site, ids) = try Self.reachableSite()
+    let edited = try site.library.run("user", "edit", LiveSite.reviewer, "--display-name", "Alice Liddell")
+    try #require(edited.status == 0, "\(edited.error)")
+    let path = "/reviewers/\(LiveSite.reviewer)"
+    for format in ["atom", "json"] {
+      let feed = try Self.readFeed(site, "\(path)/feed.\(format)")
+      #expect(feed["bozo"] as? Bool == false, "\(feed["problems"] ?? "")")
+      #expect(feed["title"] as? String == "Reviews by Alice Liddell")
+      #expect(feed["link"] as? String == Self.site + path)
+      let entries = Self.entries(feed)
+      #expect(entries.compactMap { $0["title"] as? String } == ["Clue ★★★★☆"], "not the draft, nor others' reviews")
+      #expect(entries.first?["author"] as? String == "Alice Liddell")
+      let moved = try site.request("GET", "/reviewers/ALICE/feed.\(format)")
+      #expect(moved.status == 303 && moved.headers["Location"] == "\(path)/feed.\(format)")
+      #expect(try site.request("GET", "/reviewers/nobody/feed.\(format)").status == 404)
+    }
+    let atom = try site.request("GET", "\(path)/feed.atom").text
+    #expect(atom.contains("<author><name>Alice Liddell</name><uri>\(Self.site)\(path)</uri></author>"))
+
+    // The review names its author, their page and their feed; their page its own.
+    let clue = try site.request("GET", "/reviews/\(try #require(ids["Clue"]))").text
+    #expect(Self.meta("author", in: clue, attribute: "name") == "Alice Liddell")
+    #expect(Self.meta("article:author", in: clue) == Self.site + path)
+    #expect(clue.contains(#"title="Reviews by Alice Liddell (Atom)" href="\#(path)/feed.atom">"#))
+    let page = try site.request("GET", path).text
+    #expect(page.contains(#"<link rel="canonical" href="\#(Self.site)\#(path)">"#))
+    #expect(Self.meta("og:title", in: page) == "Reviews by Alice Liddell")
+    #expect(page.contains(#"<p class="feeds">Follow the reviews of Alice Liddell: <a href="\#(path)/feed.atom""#))
+    let bio = try site.library.run("user", "edit", LiveSite.reviewer, "--bio", "I watch films. Mostly at night.")
+    try #require(bio.status == 0, "\(bio.error)")
+    #expect(Self.meta("description", in: try site.request("GET", path).text, attribute: "name") == "I watch films.")
+  }
+
   // MARK: Share previews
 
   /// A review's page carries the tags a chat or a social site reads for its preview, every
@@ -219,6 +256,7 @@ struct EndToEndReachTests {
     let clue = try site.request("GET", "/reviews/\(try #require(ids["Clue"]))").text
     #expect(Self.meta("og:description", in: clue) == "4 of 5 stars · Movie · This review contains spoilers.")
     #expect(Self.meta("author", in: clue, attribute: "name") == LiveSite.reviewer)
+    #expect(Self.meta("article:author", in: clue) == "\(Self.site)/reviewers/\(LiveSite.reviewer)")
     for (name, html) in [("Heist", heist), ("Clue", clue)] {
       let head = try #require(html.components(separatedBy: "</head>").first).lowercased()
       for word in Self.hidden { #expect(!head.contains(word), "\(name)'s head holds “\(word)”") }
@@ -307,7 +345,10 @@ struct EndToEndReachTests {
         xml,
       ], timeout: 30)
     #expect(parsed.status == 0, "\(parsed.output)")
-    var expected = ["\(Self.site)/", "\(Self.site)/?category=movie", "\(Self.site)/?category=book"]
+    var expected = [
+      "\(Self.site)/", "\(Self.site)/?category=movie", "\(Self.site)/?category=book",
+      "\(Self.site)/reviewers/\(LiveSite.reviewer)",
+    ]
     for title in ["Arrival", "Heist", "Dune", "Clue"] {
       expected.append("\(Self.site)/reviews/\(try #require(ids[title]))")
     }

@@ -270,6 +270,18 @@ extension Library {
     }
   }
 
+  /// The profile of everyone who has published a review (or written any, unless
+  /// `publishedOnly`), reviewers removed since included, by name: what the sitemap lists.
+  public func reviewerProfiles(publishedOnly: Bool = true) throws(CatalogueError) -> [ReviewerProfile] {
+    try read { () throws(CatalogueError) -> [ReviewerProfile] in
+      var profiles: [ReviewerProfile] = []
+      for name in try records.authorNames() {
+        if let profile = try reviewerProfile(named: name, publishedOnly: publishedOnly) { profiles.append(profile) }
+      }
+      return profiles
+    }
+  }
+
   /// Changes what the pages say of the reviewer `name` (in any case): `displayName` and
   /// `bio` replace the stored ones, `nil` keeps one as it is, and empty text (or only white
   /// space) clears it, so that the pages call them by their name again. Both are checked

@@ -103,6 +103,8 @@ protocol RecordStore: AnyObject {
   /// The name reviews keep for their author `name` (in any case), with how many of theirs
   /// there are (published only, with `publishedOnly`); the name is `nil` when there are none.
   func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int)
+  /// Every name reviews are by, one a name whatever its case.
+  func authorNames() throws(CatalogueError) -> [String]
   /// Stores the hash of a new password, changed at `changed`; `false` without such a reviewer.
   func setPasswordHash(of name: String, _ hash: String, changed: Date) throws(CatalogueError) -> Bool
   /// Replaces a reviewer's hash with `new` if it is still `old` (a rehash at sign-in must not

@@ -3,8 +3,8 @@ import Foundation
 import HTTP
 import ImagePipeline
 
-/// The site's feeds, for feed readers: Atom (RFC 4287) and JSON Feed 1.1, for the whole site
-/// and for each category, of the newest ``size`` published reviews.
+/// The site's feeds, for feed readers: Atom (RFC 4287) and JSON Feed 1.1, for the whole site,
+/// each category and each reviewer, of the newest ``size`` published reviews.
 ///
 /// What a feed carries is what a preview may: a review's body with each spoiler replaced by a
 /// notice that holds none of its words (``ReviewText/htmlHidingSpoilers(_:)``), and of a review
@@ -31,12 +31,15 @@ enum Feeds {
   enum Scope {
     case site
     case category(Category)
+    /// A reviewer's reviews: their name as stored, and the name their pages show.
+    case reviewer(name: String, shown: String)
 
     /// The page the feed follows.
     var page: String {
       switch self {
       case .site: return "/"
       case .category(let category): return "/" + Pages.query([("category", category.rawValue)])
+      case .reviewer(let name, _): return Pages.reviewerPath(name)
       }
     }
 
@@ -45,6 +48,7 @@ enum Feeds {
       case .site: return "/feed.\(format.fileExtension)"
       case .category(let category):
         return "/categories/\(Feeds.segment(category.rawValue))/feed.\(format.fileExtension)"
+      case .reviewer(let name, _): return Pages.reviewerPath(name) + "/feed.\(format.fileExtension)"
       }
     }
 
@@ -52,6 +56,7 @@ enum Feeds {
       switch self {
       case .site: return Pages.siteName
       case .category(let category): return "\(Pages.siteName): \(category.displayName)"
+      case .reviewer(_, let shown): return "\(Pages.siteName) by \(shown)"
       }
     }
 
@@ -59,6 +64,7 @@ enum Feeds {
       switch self {
       case .site: return "The newest reviews"
       case .category(let category): return "The newest reviews in \(category.displayName)"
+      case .reviewer(_, let shown): return "The newest reviews by \(shown)"
       }
     }
   }
@@ -80,6 +86,30 @@ enum Feeds {
 
   @Sendable static func categoryJSON(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
     try feed(exchange, scope: categoryScope(exchange), format: .json)
+  }
+
+  @Sendable static func reviewerAtom(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    try reviewerFeed(exchange, format: .atom)
+  }
+
+  @Sendable static func reviewerJSON(_ exchange: Exchange) throws(Failure) -> HTTPResponse {
+    try reviewerFeed(exchange, format: .json)
+  }
+
+  /// A reviewer's feed: not found, in the words of their page, for a name with no published
+  /// review; another case of the name is sent on to the stored one's.
+  static func reviewerFeed(_ exchange: Exchange, format: Format) throws(Failure) -> HTTPResponse {
+    let name = exchange.capture("name")
+    let profile = try exchange.library { (library) throws(CatalogueError) in
+      try library.reviewerProfile(named: name, publishedOnly: true)
+    }
+    guard let profile else {
+      throw Failure.notFound(
+        "no reviewer \(name) here: the address may be mistyped, or they have published nothing yet")
+    }
+    let scope = Scope.reviewer(name: profile.name, shown: profile.shownName)
+    guard profile.name == name else { return Pages.redirect(to: scope.path(format)) }
+    return try feed(exchange, scope: scope, format: format)
   }
 
   /// The category a feed's address names: one of the known kinds, or a label that published
@@ -110,8 +140,10 @@ enum Feeds {
   /// The line at the foot of a page that offers `scope`'s feeds to a reader.
   static func follow(_ scope: Scope) -> String {
     let what =
-      if case .category(let category) = scope { "the reviews in \(Pages.e(category.displayName))" } else {
-        "these reviews"
+      switch scope {
+      case .site: "these reviews"
+      case .category(let category): "the reviews in \(Pages.e(category.displayName))"
+      case .reviewer(_, let shown): "the reviews of \(Pages.e(shown))"
       }
     return
       #"<p class="feeds">Follow \#(what): <a href="\#(Pages.e(scope.path(.atom)))" type="application/atom+xml">Atom feed</a> · "#
@@ -120,9 +152,21 @@ enum Feeds {
 
   static func feed(_ exchange: Exchange, scope: Scope, format: Format) throws(Failure) -> HTTPResponse {
     var query = ReviewQuery(sort: .created, limit: size, showing: .published)
-    if case .category(let category) = scope { query.category = category }
-    let reviews = try exchange.library { (library) throws(CatalogueError) in try library.wholeReviews(query) }
-    let feed = Feed(scope: scope, format: format, site: exchange.site, reviews: reviews)
+    switch scope {
+    case .site: break
+    case .category(let category): query.category = category
+    case .reviewer(let name, _): query.author = name
+    }
+    let (reviews, authors) = try exchange.library {
+      (library) throws(CatalogueError) -> ([Review], [String: ReviewerProfile]) in
+      let reviews = try library.wholeReviews(query)
+      var authors: [String: ReviewerProfile] = [:]
+      for name in Set(reviews.compactMap(\.createdBy)) {
+        authors[name] = try library.reviewerProfile(named: name, publishedOnly: true)
+      }
+      return (reviews, authors)
+    }
+    let feed = Feed(scope: scope, format: format, site: exchange.site, reviews: reviews, authors: authors)
     let body = Array((format == .atom ? feed.atom() : feed.json()).utf8)
     var headers = HTTPHeaders()
     headers.set("Content-Type", format.contentType)
@@ -150,9 +194,24 @@ struct Feed {
   let format: Feeds.Format
   let site: PublicURL?
   let reviews: [Review]
+  /// The profiles of the reviews' authors, by the name each review keeps.
+  let authors: [String: ReviewerProfile]
+
+  /// Who wrote `review`, as their pages name them, with their page's address.
+  func author(_ review: Review) -> (name: String, url: String?)? {
+    guard let name = review.createdBy else { return nil }
+    guard let profile = authors[name] else { return (name, nil) }
+    return (profile.shownName, url(Pages.reviewerPath(profile.name)))
+  }
 
   /// `path` on the site: absolute when its address is known.
   func url(_ path: String) -> String { site?.absolute(path) ?? path }
+
+  /// Who a feed is by: the reviewer of a reviewer's feed, else the site.
+  var feedAuthor: String {
+    if case .reviewer(_, let shown) = scope { return shown }
+    return Pages.siteName
+  }
 
   func entryID(_ review: Review) -> String {
     site?.absolute(Pages.reviewPath(review.id)) ?? "urn:catalogue:review:\(review.id)"
@@ -214,7 +273,7 @@ struct Feed {
       #"<link rel="self" type="application/atom+xml" href="\#(xml(url(scope.path(.atom))))"/>"#,
       #"<link rel="alternate" type="text/html" href="\#(xml(url(scope.page)))"/>"#,
       "<updated>\(DateText.format(updated))</updated>",
-      "<author><name>\(xml(Pages.siteName))</name></author>",
+      "<author><name>\(xml(feedAuthor))</name></author>",
       "<generator>catalogue</generator>",
     ]
     for review in reviews {
@@ -224,7 +283,10 @@ struct Feed {
       lines.append(#"<link rel="alternate" type="text/html" href="\#(xml(url(Pages.reviewPath(review.id))))"/>"#)
       lines.append("<published>\(DateText.format(review.published ?? review.created))</published>")
       lines.append("<updated>\(DateText.format(max(review.updated, review.published ?? review.updated)))</updated>")
-      if let author = review.createdBy { lines.append("<author><name>\(xml(author))</name></author>") }
+      if let author = author(review) {
+        lines.append(
+          "<author><name>\(xml(author.name))</name>" + (author.url.map { "<uri>\(xml($0))</uri>" } ?? "") + "</author>")
+      }
       lines.append(
         #"<category term="\#(xml(review.category.rawValue))" label="\#(xml(review.category.displayName))"/>"#)
       lines.append(#"<summary type="text">\#(xml(summary(review)))</summary>"#)
@@ -259,6 +321,7 @@ struct Feed {
   private struct JSONFeed: Encodable {
     struct Author: Encodable {
       var name: String
+      var url: String?
     }
 
     struct Attachment: Encodable {
@@ -298,12 +361,13 @@ struct Feed {
         content_html: content(review), summary: summary(review), image: cover?.url,
         date_published: DateText.format(review.published ?? review.created),
         date_modified: DateText.format(max(review.updated, review.published ?? review.updated)),
-        authors: review.createdBy.map { [JSONFeed.Author(name: $0)] }, tags: [review.category.displayName],
+        authors: author(review).map { [JSONFeed.Author(name: $0.name, url: $0.url)] },
+        tags: [review.category.displayName],
         attachments: cover.map { [JSONFeed.Attachment(url: $0.url, mime_type: $0.type)] })
     }
     let feed = JSONFeed(
       title: scope.title, description: scope.subtitle, home_page_url: url(scope.page),
-      feed_url: url(scope.path(.json)), authors: [JSONFeed.Author(name: Pages.siteName)], items: items)
+      feed_url: url(scope.path(.json)), authors: [JSONFeed.Author(name: feedAuthor)], items: items)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     guard let data = try? encoder.encode(feed) else { return "{}" }

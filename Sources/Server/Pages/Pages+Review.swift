@@ -81,7 +81,8 @@ extension Pages {
       coverIndex: review.images.firstIndex { $0.isCover } ?? (review.images.isEmpty ? nil : 0),
       extra: extra.isEmpty ? nil : extra.joined(separator: "\n"), footer: footer, lazy: true)
     return document(
-      title: review.title, identity: reviewer, main: main, head: reviewHead(review, site: exchange.site))
+      title: review.title, identity: reviewer, main: main,
+      head: reviewHead(review, site: exchange.site, author: review.createdBy.flatMap { profiles[$0] }))
   }
 
   /// What a draft's page says to its reviewers first: that readers cannot see it, with the

@@ -90,7 +90,17 @@ extension Pages {
       filters.isUnfiltered
       ? #"<p class="empty" role="status">\#(e(shown)) has published no reviews yet.</p>"# : nothingFound(filters)
     main += reviews(page, filters: filters, pageSize: pageSize, nothing: nothing)
-    return document(title: title, identity: identity, main: main, search: filters.search)
+    let scope = Feeds.Scope.reviewer(name: profile.name, shown: shown)
+    main.append(Feeds.follow(scope))
+    // The page of record is theirs unfiltered, page by page.
+    var plain = HomeFilters()
+    plain.base = filters.base
+    plain.page = filters.page
+    let bioLine = profile.bio.map { ReviewText.summary($0, maximumLength: descriptionLength) } ?? ""
+    let head = siteHead(
+      title: title, description: bioLine.isEmpty ? "Spoiler-free reviews by \(shown)." : bioLine,
+      canonical: plain == filters ? plain.link() : nil, site: exchange.site, feeds: [.site, scope])
+    return document(title: title, identity: identity, main: main, search: filters.search, head: head)
   }
 
   /// A bio as plain text: a paragraph between blank lines, its lines kept.

@@ -29,8 +29,9 @@ extension Pages {
     "\(review.title): \(review.rating) of 5 stars, \(review.category.displayName)"
   }
 
-  /// The head of a review's page: description, canonical link, share preview, feeds.
-  static func reviewHead(_ review: Review, site: PublicURL?) -> [String] {
+  /// The head of a review's page: description, canonical link, share preview, feeds (the
+  /// site's, and its author's when `author` has a page).
+  static func reviewHead(_ review: Review, site: PublicURL?, author: ReviewerProfile?) -> [String] {
     guard !review.isDraft else { return [#"<meta name="robots" content="noindex">"#] }
     let description = description(of: review)
     var tags = [
@@ -45,8 +46,11 @@ extension Pages {
       #"<meta name="twitter:title" content="\#(e(review.title))">"#,
       #"<meta name="twitter:description" content="\#(e(description))">"#,
     ]
-    if let author = review.createdBy {
-      tags.append(#"<meta name="author" content="\#(e(author))">"#)
+    if let name = author?.shownName ?? review.createdBy {
+      tags.append(#"<meta name="author" content="\#(e(name))">"#)
+    }
+    if let site, let author {
+      tags.append(#"<meta property="article:author" content="\#(e(site.absolute(reviewerPath(author.name))))">"#)
     }
     if let site {
       let page = site.absolute(reviewPath(review.id))
@@ -67,7 +71,8 @@ extension Pages {
     } else {
       tags.append(#"<meta name="twitter:card" content="summary">"#)
     }
-    return tags + Feeds.links(.site)
+    let feeds: [Feeds.Scope] = [.site] + (author.map { [.reviewer(name: $0.name, shown: $0.shownName)] } ?? [])
+    return tags + feeds.flatMap(Feeds.links)
   }
 
   /// The head of a page of the site (the home page, a category, a reviewer's page):

@@ -31,8 +31,8 @@ extension Pages {
     return HTTPResponse(status: 200, headers: headers, body: body)
   }
 
-  /// `/sitemap.xml`: the home page, each category published reviews use, and each published
-  /// review with the time it last changed, oldest first (so that a file's addresses stay put
+  /// `/sitemap.xml`: the home page, each category published reviews use, each reviewer's page
+  /// (of those who published), and each published review with the time it last changed, oldest first (so that a file's addresses stay put
   /// as reviews are added). Past ``sitemapSize`` addresses, an index of files of that many,
   /// `?page=N` each. A sitemap must list absolute addresses: without the site's address it is
   /// not found, and says how to give one.
@@ -50,21 +50,23 @@ extension Pages {
       page = number
     }
     let size = sitemapSize
-    let (total, categories, reviews) = try exchange.library {
-      (library) throws(CatalogueError) -> (Int, [Category], [ReviewSummary]) in
+    let (total, categories, reviewers, reviews) = try exchange.library {
+      (library) throws(CatalogueError) -> (Int, [Category], [String], [ReviewSummary]) in
       let total = try library.list(ReviewQuery(limit: 0)).total
       let categories = try library.categoriesInUse(publishedOnly: true)
+      let reviewers = try library.reviewerProfiles(publishedOnly: true).map(\.name)
       // One file at most is read: the whole list when it fits, else the page asked for.
-      guard page != nil || total <= size else { return (total, categories, []) }
+      guard page != nil || total <= size else { return (total, categories, reviewers, []) }
       let query = ReviewQuery(sort: .created, reversed: true, limit: size, offset: ((page ?? 1) - 1) * size)
-      return (total, categories, try library.list(query).reviews)
+      return (total, categories, reviewers, try library.list(query).reviews)
     }
     if let page, page > max(1, (total + size - 1) / size) {
       throw Failure.notFound("the sitemap has no file \(page)")
     }
     let body = Array(
       sitemapXML(
-        site: site, total: total, page: page, categories: categories, reviews: reviews.map { ($0.id, $0.updated) },
+        site: site, total: total, page: page, categories: categories, reviewers: reviewers,
+        reviews: reviews.map { ($0.id, $0.updated) },
         size: size
       ).utf8)
     var headers = HTTPHeaders()
@@ -78,7 +80,8 @@ extension Pages {
   /// reviews, `reviews` being those of that file: an index of the files when they do not fit in
   /// one, else the addresses (the home page and the categories in the first).
   static func sitemapXML(
-    site: PublicURL, total: Int, page: Int?, categories: [Category], reviews: [(id: String, updated: Date)],
+    site: PublicURL, total: Int, page: Int?, categories: [Category], reviewers: [String] = [],
+    reviews: [(id: String, updated: Date)],
     size: Int
   ) -> String {
     var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#]
@@ -96,6 +99,7 @@ extension Pages {
           lines.append(
             "<url><loc>\(e(site.absolute("/?category=" + Files.queryEncoded(category.rawValue))))</loc></url>")
         }
+        for name in reviewers { lines.append("<url><loc>\(e(site.absolute(reviewerPath(name))))</loc></url>") }
       }
       for review in reviews {
         lines.append(

@@ -54,6 +54,8 @@ enum Routes {
     Route("GET", "/feed.json", cacheable: true, Feeds.siteJSON),
     Route("GET", "/categories/:category/feed.atom", cacheable: true, Feeds.categoryAtom),
     Route("GET", "/categories/:category/feed.json", cacheable: true, Feeds.categoryJSON),
+    Route("GET", "/reviewers/:name/feed.atom", cacheable: true, Feeds.reviewerAtom),
+    Route("GET", "/reviewers/:name/feed.json", cacheable: true, Feeds.reviewerJSON),
     Route("GET", "/robots.txt", cacheable: true, Pages.robots),
     Route("GET", "/sitemap.xml", cacheable: true, Pages.sitemap),
   ]
