@@ -328,7 +328,8 @@ public final class CatalogueService: HTTPService {
   func site(for head: HTTPRequestHead) -> PublicURL? {
     if let url = options.publicURL ?? pool.publicURL { return url }
     guard options.trustProxy else { return nil }
-    let forwarded = head.headers["X-Forwarded-Host"]?.split(separator: ",").first.map {
+    // The last of a list, as for `X-Forwarded-For`: what the proxy next to the server saw.
+    let forwarded = head.headers["X-Forwarded-Host"]?.split(separator: ",").last.map {
       $0.trimmingCharacters(in: .whitespaces)
     }
     guard let host = forwarded ?? head.headers["Host"] else { return nil }
