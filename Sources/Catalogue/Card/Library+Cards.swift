@@ -1,0 +1,73 @@
+import ImagePipeline
+
+/// Share cards as the library keeps them: made when first asked for and kept in `cards/`,
+/// named by what they show (see ``ShareCard``), like the display renditions.
+extension Library {
+  /// The path, relative to the library, of `review`'s share card (``ShareCard/name(for:)``),
+  /// made now if it is not there: drawn over the cover's original (or in the site's colours),
+  /// stored by the durable write protocol as `cards/ab/<key>.jpg`.
+  ///
+  /// Any review may have one, a draft too: who may see it is the caller's to decide. Holds the
+  /// library lock shared while it writes, as a rendition does, and checks afterwards, in a
+  /// write transaction, that the review still exists: when it went meanwhile, the card is
+  /// deleted again and the review is not found. (A review changed meanwhile leaves its old
+  /// card unreferenced, for check and repair to delete.) On a library that can only be read,
+  /// ``CatalogueError/readOnlyLibrary(path:reason:)``: ``derivedCard(for:)`` makes one without
+  /// keeping it.
+  public func card(for review: Review) throws(CatalogueError) -> String {
+    let path = ShareCard.name(for: review)
+    if files.size(of: path) != nil { return path }
+    try requireWritable()
+    let drawn = try drawCard(review)
+    var present = false
+    do {
+      let lock = try LibraryLock(folder: self.path, mode: .shared)
+      defer { withExtendedLifetime(lock) {} }
+      try files.write(drawn.bytes, to: path)
+      try write(interruptible: false) { () throws(CatalogueError) in
+        present = try records.review(id: review.id) != nil
+      }
+      if !present { try? files.remove(path) }
+    }
+    guard present else { throw .reviewNotFound(review.id) }
+    return path
+  }
+
+  /// `review`'s share card, made now and kept nowhere: what a library that can only be read
+  /// serves in place of the file it cannot store. The file's bytes when it is there already.
+  public func derivedCard(for review: Review) throws(CatalogueError) -> [UInt8] {
+    let path = ShareCard.name(for: review)
+    if files.size(of: path) != nil, let bytes = try? files.read(path) { return bytes }
+    return try drawCard(review).bytes
+  }
+
+  /// Draws `review`'s card from its cover's original.
+  private func drawCard(_ review: Review) throws(CatalogueError) -> ShareCard.Drawn {
+    var cover: [UInt8]?
+    if let image = review.cover?.image {
+      cover = try files.read(image.original)
+    }
+    return try ShareCard.draw(
+      ShareCard.Content(review), cover: cover, coverName: review.cover.map { $0.image.original } ?? "",
+      review: review.id, options: decodeOptions)
+  }
+
+  /// The cards the reviews' records name: one for each review, whatever it shows now.
+  func referencedCards() throws(CatalogueError) -> Set<String> {
+    var covers: [String: String] = [:]
+    var firsts: [String: String] = [:]
+    for (review, _, cover, link) in try records.links() {
+      if cover { covers[review] = link.sha256 }
+      if firsts[review] == nil { firsts[review] = link.sha256 }
+    }
+    var names = Set<String>()
+    for row in try records.allReviews() {
+      // A category no build writes (check reports the record) is drawn as stored.
+      let category = Category(rawValue: row.category)?.displayName ?? row.category
+      let content = ShareCard.Content(
+        title: row.title, rating: row.rating, category: category, cover: covers[row.id] ?? firsts[row.id])
+      names.insert(LibraryLayout.card(key: ShareCard.key(for: content)))
+    }
+    return names
+  }
+}
