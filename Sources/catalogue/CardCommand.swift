@@ -27,8 +27,8 @@ extension Commands {
     let library = try context.openLibraryToRead()
     let review = try library.review(context.arguments.positionals[0])
     // Kept in the library when it can be written, so the server need not draw it again.
-    if library.readOnlyReason == nil { _ = try library.card(for: review) }
-    let bytes = try library.derivedCard(for: review)
+    if library.readOnlyReason == nil { _ = try library.shareCard(for: review) }
+    let bytes = try library.derivedShareCard(for: review)
     if output == "-" {
       Terminal.writeOutput(bytes)
     } else {

@@ -12,9 +12,9 @@ extension Library {
   /// write transaction, that the review still exists: when it went meanwhile, the card is
   /// deleted again and the review is not found. (A review changed meanwhile leaves its old
   /// card unreferenced, for check and repair to delete.) On a library that can only be read,
-  /// ``CatalogueError/readOnlyLibrary(path:reason:)``: ``derivedCard(for:)`` makes one without
+  /// ``CatalogueError/readOnlyLibrary(path:reason:)``: ``derivedShareCard(for:)`` makes one without
   /// keeping it.
-  public func card(for review: Review) throws(CatalogueError) -> String {
+  public func shareCard(for review: Review) throws(CatalogueError) -> String {
     let path = ShareCard.name(for: review)
     if files.size(of: path) != nil { return path }
     try requireWritable()
@@ -35,7 +35,7 @@ extension Library {
 
   /// `review`'s share card, made now and kept nowhere: what a library that can only be read
   /// serves in place of the file it cannot store. The file's bytes when it is there already.
-  public func derivedCard(for review: Review) throws(CatalogueError) -> [UInt8] {
+  public func derivedShareCard(for review: Review) throws(CatalogueError) -> [UInt8] {
     let path = ShareCard.name(for: review)
     if files.size(of: path) != nil, let bytes = try? files.read(path) { return bytes }
     return try drawCard(review).bytes
@@ -53,7 +53,7 @@ extension Library {
   }
 
   /// The cards the reviews' records name: one for each review, whatever it shows now.
-  func referencedCards() throws(CatalogueError) -> Set<String> {
+  func referencedShareCards() throws(CatalogueError) -> Set<String> {
     var covers: [String: String] = [:]
     var firsts: [String: String] = [:]
     for (review, _, cover, link) in try records.links() {
@@ -66,7 +66,7 @@ extension Library {
       let category = Category(rawValue: row.category)?.displayName ?? row.category
       let content = ShareCard.Content(
         title: row.title, rating: row.rating, category: category, cover: covers[row.id] ?? firsts[row.id])
-      names.insert(LibraryLayout.card(key: ShareCard.key(for: content)))
+      names.insert(LibraryLayout.shareCard(key: ShareCard.key(for: content)))
     }
     return names
   }

@@ -77,7 +77,7 @@ public enum ShareCard {
 
   /// Where `review`'s card is kept, relative to the library: `cards/ab/<key>.jpg`. Pure: no
   /// file is read or written (the server names a card's address from it).
-  public static func name(for review: Review) -> String { LibraryLayout.card(key: key(for: review)) }
+  public static func name(for review: Review) -> String { LibraryLayout.shareCard(key: key(for: review)) }
 
   /// What drawing a card came to: the card, and how its title was laid out.
   public struct Drawn: Sendable {

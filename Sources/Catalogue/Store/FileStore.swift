@@ -152,7 +152,7 @@ public enum LibraryLayout {
 
   /// `cards/ab/<key>.jpg`: a review's share card, named by the SHA-256 of what it shows
   /// (``ShareCard/key(for:)``).
-  public static func card(key: String) -> String {
+  public static func shareCard(key: String) -> String {
     "\(cards)/\(key.prefix(2))/\(key).jpg"
   }
 
