@@ -216,7 +216,15 @@ extension ShareCard {
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let temporary = "\(folder.isEmpty ? "/" : folder)/\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)"
-    try DurableWrite.write(bytes, to: path, temporary: temporary)
+    let parent = folder.isEmpty ? "/" : folder
+    guard FileStatus.at(parent)?.kind == .folder else {
+      throw .invalidArgument(
+        "cannot write the card to \(path): there is no folder \(parent); make it first, or name another")
+    }
+    if let kind = FileStatus.at(path)?.kind, kind != .regular {
+      throw .invalidArgument("cannot write the card to \(path): it is \(kind.described), not a file; name a file")
+    }
+    try DurableWrite.write(
+      bytes, to: path, temporary: "\(parent)/\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)")
   }
 }
