@@ -273,6 +273,16 @@ struct LibraryCardTests {
     #expect(try library.check().isHealthy)
   }
 
+  @Test func aDerivedCardIsTheSameCardKeptNowhere() throws {
+    let (test, review) = try libraryWithPictures(["baseline.jpg"])
+    let library = test.library
+    let made = try library.derivedShareCard(for: review)
+    #expect(try library.files.files(under: LibraryLayout.cards).isEmpty)
+    let path = try library.shareCard(for: review)
+    #expect(try library.files.read(path) == made)
+    #expect(try library.derivedShareCard(for: review) == made)
+  }
+
   @Test func aCardForAReviewThatWentIsNotKept() throws {
     let test = try TestLibrary()
     let library = test.library
