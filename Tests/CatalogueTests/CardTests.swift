@@ -283,6 +283,26 @@ struct LibraryCardTests {
     #expect(try library.derivedShareCard(for: review) == made)
   }
 
+  @Test func aLargeCoverIsDrawnFromItsDisplayRenditionTheSameWayEveryTime() throws {
+    let test = try TestLibrary()
+    let library = test.library
+    let file = test.folder.file("large.jpg")
+    try Data(try plainJPEG([200, 120, 40], width: 2400, height: 1350)).write(to: URL(fileURLWithPath: file))
+    let review = try library.create(draft("Large"), attaching: [file])
+    let sha256 = try #require(review.cover?.image.sha256)
+    // Drawn without keeping anything: the rendition is made in memory.
+    let derived = try library.derivedShareCard(for: review)
+    #expect(library.existingDisplayRendition(of: sha256) == nil)
+    // Kept: the rendition is made and kept too, and the card is the same.
+    let path = try library.shareCard(for: review)
+    #expect(library.existingDisplayRendition(of: sha256) != nil)
+    #expect(try library.files.read(path) == derived)
+    let card = try decoded(library, path)
+    let colour = card.pixels[1190, 180]
+    #expect(abs(Int(colour[0]) - 200) < 8 && abs(Int(colour[2]) - 40) < 8, "\(colour)")
+    #expect(try library.check().isHealthy)
+  }
+
   @Test func aCardForAReviewThatWentIsNotKept() throws {
     let test = try TestLibrary()
     let library = test.library

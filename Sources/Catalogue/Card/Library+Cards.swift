@@ -4,7 +4,8 @@ import ImagePipeline
 /// named by what they show (see ``ShareCard``), like the display renditions.
 extension Library {
   /// The path, relative to the library, of `review`'s share card (``ShareCard/name(for:)``),
-  /// made now if it is not there: drawn over the cover's original (or in the site's colours),
+  /// made now if it is not there: drawn over the cover (its display rendition when that fills
+  /// the card, made and kept if missing, else its original) or in the site's colours,
   /// stored by the durable write protocol as `cards/ab/<key>.jpg`.
   ///
   /// Any review may have one, a draft too: who may see it is the caller's to decide. Holds the
@@ -38,18 +39,43 @@ extension Library {
   public func derivedShareCard(for review: Review) throws(CatalogueError) -> [UInt8] {
     let path = ShareCard.name(for: review)
     if files.size(of: path) != nil, let bytes = try? files.read(path) { return bytes }
-    return try drawCard(review).bytes
+    return try drawCard(review, keeping: false).bytes
   }
 
-  /// Draws `review`'s card from its cover's original.
-  private func drawCard(_ review: Review) throws(CatalogueError) -> ShareCard.Drawn {
-    var cover: [UInt8]?
-    if let image = review.cover?.image {
-      cover = try files.read(image.original)
-    }
+  /// Draws `review`'s card over its cover (see ``coverSource(of:keeping:)``).
+  private func drawCard(_ review: Review, keeping: Bool = true) throws(CatalogueError) -> ShareCard.Drawn {
+    var cover: (bytes: [UInt8], name: String)?
+    if let image = review.cover?.image { cover = try coverSource(of: image, keeping: keeping) }
     return try ShareCard.draw(
-      ShareCard.Content(review), cover: cover, coverName: review.cover.map { $0.image.original } ?? "",
-      review: review.id, options: decodeOptions)
+      ShareCard.Content(review), cover: cover?.bytes, coverName: cover?.name ?? "", review: review.id,
+      options: decodeOptions)
+  }
+
+  /// What a card is drawn from: the picture's display rendition when it fills the card (made
+  /// now if missing, and kept when `keeping`), else the original.
+  ///
+  /// A review page shows the rendition, so it is there already when a link to the page is
+  /// shared: a 1600-pixel JPEG decodes in a few milliseconds where a 24-megapixel original
+  /// takes a hundred, even at 1/4 scale, and a HEIC more. Which one is used follows from the
+  /// picture's size alone, so the same review always gives the same card.
+  private func coverSource(of image: StoredImage, keeping: Bool) throws(CatalogueError) -> (
+    bytes: [UInt8], name: String
+  ) {
+    let rendition = Self.displaySpec.size(forUprightWidth: image.width, height: image.height)
+    guard rendition.width >= ShareCard.width && rendition.height >= ShareCard.height else {
+      return (try files.read(image.original), image.original)
+    }
+    if keeping {
+      let path = try displayRendition(of: image.sha256)
+      return (try files.read(path), path)
+    }
+    if let path = existingDisplayRendition(of: image.sha256), let bytes = try? files.read(path) {
+      return (bytes, path)
+    }
+    guard let made = try derivedPicture(of: image.sha256, spec: Self.displaySpec) else {
+      throw .imageNotInLibrary(sha256: image.sha256)
+    }
+    return (made.bytes, image.original)
   }
 
   /// The cards the reviews' records name: one for each review, whatever it shows now.

@@ -55,12 +55,14 @@ public enum ShareCard {
     }
   }
 
-  /// The card's key: the SHA-256 of the drawing's version, the cover's hash (or none), the
+  /// The card's key: the SHA-256 of the drawing's version (with the spec of the display
+  /// rendition a card may be drawn from), the cover's hash (or none), the
   /// title, rating and category, the site's name and the colours, each field ended by a NUL
   /// (which none may hold), in hexadecimal. Pure: no file is read.
   public static func key(for content: Content) -> String {
     var fields = [
-      "share-card \(rendererVersion) \(width)x\(height) q\(quality)", content.cover ?? "none", content.title,
+      "share-card \(rendererVersion) \(width)x\(height) q\(quality) over \(Library.displaySpec.name)",
+      content.cover ?? "none", content.title,
       String(content.rating), content.category, site,
     ]
     fields += colours.all.map { String($0, radix: 16) }
