@@ -33,6 +33,19 @@ struct CardRouteTests {
     #expect(Files.cardURL(review) == "/cards/\(review.id).jpg?v=\(ShareCard.key(for: review).prefix(12))")
   }
 
+  @Test func aCardIsFoundOnAWorkerNotOnTheConnectionsThread() throws {
+    let site = try Site()
+    let review = try site.openLibrary().create(ReviewDraft(title: "Arrival", rating: 5, category: "movie"))
+    guard
+      case .read(_, let onWorker, _, _) = site.service.plan(
+        for: HTTPRequestHead(method: "GET", target: "/cards/\(review.id).jpg"))
+    else {
+      Issue.record("a card is answered without reading the library")
+      return
+    }
+    #expect(onWorker)
+  }
+
   @Test func aChangedReviewGivesANewCardAtTheSameAddress() throws {
     let site = try Site()
     let library = try site.openLibrary()
