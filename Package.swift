@@ -38,6 +38,9 @@ let package = Package(
     // about 5 ms and 5 MiB at start-up otherwise.
     .target(name: "CHeifShims"),
     .target(name: "CArchiveShims"),
+    // Pango and Cairo, opened with dlopen the first time a share card is drawn: with them come
+    // GLib, HarfBuzz, fontconfig and FreeType, which no other command needs.
+    .target(name: "CCardShims"),
     // System calls glibc declares only for _GNU_SOURCE (syncfs), for the system-call room.
     .target(name: "CSystemShims"),
     // libmicrohttpd's variadic calls (MHD_start_daemon, MHD_get_connection_info) and its
@@ -59,6 +62,7 @@ let package = Package(
       name: "Catalogue",
       dependencies: [
         "ImagePipeline", "CSQLite3", "CSQLiteShims", "CLibCrypto", "CCMark", "CArchiveShims", "CSystemShims", "CSodium",
+        "CCardShims",
       ],
       swiftSettings: swiftSettings
     ),

@@ -9,6 +9,12 @@
 //
 //   catalogue-bench [--reviews 100000] [--library PATH] [--covers N] [--make-only] [--image FILE]
 //                   [--runs 20] [--other-scripts]
+//
+// With --card FILE (or --card none), it times share cards instead: the first drawn in the
+// process (Pango, Cairo and fontconfig start with it), then --runs more, over FILE as the cover
+// (Benchmarks/card-bench.sh runs it on one core).
+//
+//   catalogue-bench --card FILE|none [--runs 20]
 
 import Catalogue
 import Foundation
@@ -52,6 +58,7 @@ var runs = 20
 var covers = 0
 var makeOnly = false
 var otherScripts = false
+var cardCover: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   func value() -> String {
@@ -70,8 +77,55 @@ while let argument = arguments.popFirst() {
   case "--covers": covers = number()
   case "--make-only": makeOnly = true
   case "--other-scripts": otherScripts = true
+  case "--card": cardCover = value()
   default: fail("unknown argument \(argument)")
   }
+}
+
+if let cardCover {
+  let cover = cardCover == "none" ? nil : Array(FileManager.default.contents(atPath: cardCover) ?? Data())
+  if let cover, cover.isEmpty { fail("cannot read \(cardCover)") }
+  let content = ShareCard.Content(
+    title: "The Grand Budapest Hotel: a card benchmark", rating: 4, category: "Movie",
+    cover: cover == nil ? nil : "cover")
+  let name = cardCover == "none" ? "no cover" : (cardCover as NSString).lastPathComponent
+  // The time on the clock and the processor time this process used: on a machine shared with
+  // other work, the second is what the card costs, the first what a request may wait.
+  func cpuSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+  // A library draws a large cover's card over its display rendition, which the review's page
+  // has made already (Library.shareCard(for:)); when nothing is made yet, the rendition first.
+  let rendition = try cover.map { try ImagePipeline.thumbnail($0, spec: Library.displaySpec).thumbnail.bytes }
+  func timed(_ what: String, _ count: Int, makingRendition: Bool = false) throws {
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    for _ in 0..<count {
+      let (start, startCPU) = (seconds(), cpuSeconds())
+      let source =
+        try makingRendition
+        ? cover.map { try ImagePipeline.thumbnail($0, spec: Library.displaySpec).thumbnail.bytes } : rendition
+      _ = try ShareCard.draw(content, cover: source)
+      wall.append((seconds() - start) * 1000)
+      cpu.append((cpuSeconds() - startCPU) * 1000)
+    }
+    let rounded = { (value: Double) in (value * 10).rounded() / 10 }
+    print(
+      "\(what.padding(toLength: 44, withPad: " ", startingAt: 0)) median \(rounded(wall.sorted()[count / 2])) ms"
+        + " (processor \(rounded(cpu.sorted()[count / 2])) ms), worst \(rounded(wall.max()!)) ms")
+  }
+  do {
+    try timed("card, first in the process (\(name))", 1)
+    try timed("card, warm, \(runs) runs (\(name))", runs)
+    if cover != nil {
+      try timed("rendition and card, \(max(runs / 4, 3)) runs (\(name))", max(runs / 4, 3), makingRendition: true)
+    }
+  } catch {
+    fail("\(error)")
+  }
+  exit(0)
 }
 
 let folder = libraryPath ?? "\(NSTemporaryDirectory())/catalogue-bench-\(reviewCount)"

@@ -43,7 +43,7 @@ struct Command: Sendable {
 
 enum Commands {
   static let all: [Command] = [
-    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, describe, check,
+    initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, describe, card, check,
     thumbnails, export, importBundle, upgrade, config, user, serve,
   ]
 

@@ -74,12 +74,13 @@ extension Commands {
       details: """
         Verifies the database and its search index, every record, every original (its size, its SHA-256 \
         against its name, that it decodes, that the record's facts match) and every thumbnail (1× and the \
-        2× one for high-density screens), and that the library folder holds nothing else. Exit status 0 \
+        2× one for high-density screens), the share cards made so far, and that the library folder holds \
+        nothing else. Exit status 0 \
         when healthy, 1 when anything is wrong. \
         Hints (lines starting "hint:"; `hints` in --json) are not problems: a cover without a description, \
         which `catalogue describe REVIEW IMAGE --alt TEXT` adds; they leave the status 0.
         --repair makes missing or stale thumbnails again, moves unreferenced and temporary files to \
-        lost+found/ (thumbnails are deleted), rebuilds the search index and fixes covers; it never \
+        lost+found/ (thumbnails and share cards are deleted), rebuilds the search index and fixes covers; it never \
         touches an original a record refers to. What it cannot repair it names, with what to do. \
         A damaged database is reported first, and --repair repairs it (keeping a copy in lost+found/) before \
         anything seen through it. Files are matched against the records once running imports have linked \

@@ -27,6 +27,23 @@ enum Terminal {
     exit(1)
   }
 
+  /// Writes `bytes` (a picture) to standard output, ending as ``print(_:)`` does when the
+  /// reader has gone or the write fails.
+  static func writeOutput(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+      let wrote = bytes.withUnsafeBufferPointer { Glibc.write(STDOUT_FILENO, $0.baseAddress! + done, $0.count - done) }
+      if wrote < 0 {
+        let code = errno
+        if code == EINTR { continue }
+        if code == EPIPE { exit(0) }
+        _ = write(STDERR_FILENO, "error: cannot write to standard output: \(String(cString: strerror(code)))\n")
+        exit(1)
+      }
+      done += wrote
+    }
+  }
+
   /// Writes `text` and a newline to standard error. A failure to write there is ignored: there
   /// is nowhere left to report it.
   ///

@@ -2,6 +2,7 @@ import Catalogue
 import Foundation
 import HTTP
 import HTTPTestSupport
+import ImagePipeline
 import Testing
 import TestSupport
 
@@ -243,7 +244,13 @@ struct EndToEndReachTests {
     #expect(Self.meta("og:site_name", in: page) == "Reviews")
     #expect(Self.meta("og:description", in: page) == "A quiet film about language.")
     #expect(Self.meta("description", in: page, attribute: "name") == "A quiet film about language.")
-    #expect(Self.meta("og:image", in: page) == "\(Self.site)/cards/\(arrival).jpg")
+    let card = try #require(Self.meta("og:image", in: page))
+    #expect(card.hasPrefix("\(Self.site)/cards/\(arrival).jpg?v="))
+    // The preview's picture is there, a 1200×630 JPEG, as the tags say.
+    let picture = try site.request("GET", String(card.dropFirst(Self.site.count)))
+    #expect(picture.status == 200 && picture.headers["Content-Type"] == "image/jpeg")
+    let header = try ImagePipeline.readHeader(picture.body)
+    #expect(header.width == 1200 && header.height == 630)
     #expect(Self.meta("og:image:width", in: page) == "1200")
     #expect(Self.meta("og:image:height", in: page) == "630")
     #expect(Self.meta("og:image:alt", in: page) == "Arrival: 4 of 5 stars, Movie")

@@ -26,6 +26,9 @@ public struct Finding: Sendable, Equatable, Hashable {
     // Display renditions (optional: made when a page asks for one).
     case renditionUndecodable = "rendition-undecodable"
     case staleRendition = "stale-rendition"
+    // Share cards (optional: made when first asked for).
+    case shareCardUndecodable = "share-card-undecodable"
+    case shareCardWrongSize = "share-card-wrong-size"
     // Reviewers.
     case invalidReviewer = "invalid-reviewer"
     // Files.

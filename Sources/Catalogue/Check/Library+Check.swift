@@ -105,9 +105,10 @@ extension Library {
     let lock = readOnlyReason == nil ? try LibraryLock(folder: path, mode: .exclusive) : nil
     defer { withExtendedLifetime(lock) {} }
     var current = records
+    var shareCards = Set<String>()
     if !damaged {
       try refreshIfChanged()
-      current = try read { () throws(CatalogueError) in try imageRecords() }
+      (current, shareCards) = try read { () throws(CatalogueError) in (try imageRecords(), try referencedShareCards()) }
       let present = Set(current.map(\.sha256))
       verdicts = zip(records, verdicts).filter { present.contains($0.0.sha256) }.map(\.1)
       if thumbnailSpec != spec {
@@ -116,7 +117,8 @@ extension Library {
       }
     }
     findings += verdicts.flatMap(\.findings)
-    findings += try checkFiles(current, matchingRecords: !damaged)
+    findings += try verifyShareCards(quick: quick, jobs: jobs)
+    findings += try checkFiles(current, shareCards: shareCards, matchingRecords: !damaged)
     return CheckReport(
       reviews: reviewCount, images: records.count, thumbnails: records.count,
       bytesRead: verdicts.reduce(0) { $0 + $1.bytesRead }, quick: quick, findings: findings, hints: hints)
@@ -496,6 +498,42 @@ extension Library {
     return (findings, bytesRead)
   }
 
+  /// Verifies the share cards that were made (they are optional), in parallel: each decodes
+  /// and is the card's size. A bad one is repaired by deleting it: it is made again when asked
+  /// for. Files of another shape are left to the unknown files' rule; with `quick`, nothing.
+  func verifyShareCards(quick: Bool, jobs: Int?) throws(CatalogueError) -> [Finding] {
+    guard !quick else { return [] }
+    let cards = try files.files(under: LibraryLayout.cards).filter { Self.isStoreName($0) }
+    let store = files
+    let options = decodeOptions
+    return Parallel.map(count: cards.count, jobs: jobs) { index in
+      Self.verifyShareCard(cards[index], options: options, store: store)
+    }.compactMap { $0 }
+  }
+
+  /// What is wrong with the share card at `path`, or `nil`.
+  static func verifyShareCard(_ path: String, options: DecodeOptions, store: any FileStore) -> Finding? {
+    func finding(_ kind: Finding.Kind, _ problem: String) -> Finding {
+      Finding(
+        kind: kind, target: path, problem: problem,
+        remedy: "repair deletes it (it is made again when the review's card is asked for)", repairable: true)
+    }
+    do {
+      let bytes = try store.read(path)
+      let header = try ImagePipeline.decode(bytes, minimumSize: (1, 1), options: options, convertingToSRGB: false)
+        .header
+      if header.format != .jpeg || header.width != ShareCard.width || header.height != ShareCard.height {
+        return finding(
+          .shareCardWrongSize,
+          "the share card is \(header.width)×\(header.height) \(header.format.name), "
+            + "not a \(ShareCard.width)×\(ShareCard.height) JPEG")
+      }
+      return nil
+    } catch {
+      return finding(.shareCardUndecodable, "the share card does not decode: \(error)")
+    }
+  }
+
   /// Verifies a record's thumbnails for `spec`, 1× and 2×: each there, decodable, of the size
   /// and format the spec and the record give. `originalOK` says whether they could be made
   /// again (and so whether findings are repairable).
@@ -549,10 +587,13 @@ extension Library {
   /// Files that do not belong: unreferenced, temporary, or unknown. Without
   /// `matchingRecords` (the records may be incomplete: a damaged database) no file in the
   /// stores is called unreferenced.
-  private func checkFiles(_ records: [ImageRecord], matchingRecords: Bool) throws(CatalogueError) -> [Finding] {
-    let (originals, thumbnails) = referencedFiles(records)
+  private func checkFiles(_ records: [ImageRecord], shareCards: Set<String>, matchingRecords: Bool)
+    throws(CatalogueError) -> [Finding]
+  {
+    var (originals, thumbnails) = referencedFiles(records)
+    thumbnails.formUnion(shareCards)
     var findings: [Finding] = []
-    for folder in [LibraryLayout.originals, LibraryLayout.thumbnails] {
+    for folder in [LibraryLayout.originals, LibraryLayout.thumbnails, LibraryLayout.cards] {
       if let finding = linkFinding(folder) { findings.append(finding) }
     }
     for file in try storedFiles() {
@@ -571,8 +612,10 @@ extension Library {
         findings.append(
           Finding(
             kind: .unreferencedFile, target: file, problem: "no record refers to this file",
-            remedy: file.hasPrefix(LibraryLayout.thumbnails)
-              ? "repair deletes it (a thumbnail can be made again)" : "repair moves it to lost+found",
+            remedy: file.hasPrefix(LibraryLayout.cards + "/")
+              ? "repair deletes it (a review's share card is made again when asked for)"
+              : file.hasPrefix(LibraryLayout.thumbnails)
+                ? "repair deletes it (a thumbnail can be made again)" : "repair moves it to lost+found",
             repairable: true))
       } else {
         findings.append(
@@ -607,11 +650,12 @@ extension Library {
   static let knownRootEntries: Set<String> = [
     LibraryLayout.database, LibraryLayout.database + "-wal", LibraryLayout.database + "-shm",
     LibraryLayout.database + "-journal", LibraryLock.fileName, LibraryLayout.originals,
-    LibraryLayout.thumbnails, LibraryLayout.lostAndFound,
+    LibraryLayout.thumbnails, LibraryLayout.cards, LibraryLayout.lostAndFound,
   ]
 
-  /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>`, or
-  /// `thumbnails/ab/<sha>-<spec>.<ext>` and its 2× twin `thumbnails/ab/<sha>-<spec>@2x.<ext>`.
+  /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>`,
+  /// `thumbnails/ab/<sha>-<spec>.<ext>` and its 2× twin `thumbnails/ab/<sha>-<spec>@2x.<ext>`,
+  /// or a share card, `cards/ab/<key>.jpg`.
   static func isStoreName(_ path: String) -> Bool {
     let parts = path.split(separator: "/")
     guard parts.count == 3, parts[1].count == 2 else { return false }
@@ -626,6 +670,8 @@ extension Library {
       var spec = rest[rest.index(after: rest.startIndex)..<dot]
       if spec.hasSuffix(LibraryLayout.highDensityMark) { spec = spec.dropLast(LibraryLayout.highDensityMark.count) }
       return ThumbnailSpec(name: String(spec)) != nil && [".jpg", ".png"].contains(rest[dot...])
+    case Substring(LibraryLayout.cards):
+      return rest == ".jpg"
     default: return false
     }
   }

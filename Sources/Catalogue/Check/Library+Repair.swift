@@ -279,6 +279,20 @@ extension Library {
       did(finding, "deleted \(finding.target) (it is made again when a page shows the picture)")
     }
 
+    // Share cards that went bad: deleted, to be made again when asked for.
+    for finding in (byKind[.shareCardUndecodable] ?? []) + (byKind[.shareCardWrongSize] ?? []) {
+      // Still wrong?
+      guard files.size(of: finding.target) != nil,
+        Self.verifyShareCard(finding.target, options: decodeOptions, store: files) != nil
+      else { continue }
+      if !dryRun {
+        let lock = try LibraryLock(folder: path, mode: .exclusive)
+        defer { withExtendedLifetime(lock) {} }
+        if files.size(of: finding.target) != nil { try files.remove(finding.target) }
+      }
+      did(finding, "deleted \(finding.target) (it is made again when the review's card is asked for)")
+    }
+
     // Files that do not belong in the stores.
     let fileKinds: [Finding.Kind] = [.unreferencedFile, .temporaryFile, .unknownFile]
     let strays = fileKinds.flatMap { byKind[$0] ?? [] }.filter(\.repairable)

@@ -4,7 +4,7 @@ import ImagePipeline
 extension Library {
   /// Files in the library folder's stores that no record accounts for: originals of pictures
   /// no review uses, thumbnails and display renditions of such pictures, thumbnails of another
-  /// spec, and temporary files a crash left behind. Paths relative to the library folder, in name order.
+  /// spec, share cards of what no review shows now, and temporary files a crash left behind. Paths relative to the library folder, in name order.
   public func unreferencedFiles() throws(CatalogueError) -> [String] {
     let (originals, thumbnails) = try read { () throws(CatalogueError) in
       try referencedFiles()
@@ -27,7 +27,7 @@ extension Library {
   }
 
   /// The one cleanup of files in the stores that no record accounts for, by the repair rules:
-  /// a thumbnail named as the store names them is deleted (it can always be made again);
+  /// a thumbnail or share card named as the store names them is deleted (it can always be made again);
   /// anything else (an original, a temporary file that may hold a picture, a file of the
   /// user's) is moved to `lost+found/<time>/` inside the library. Looks at `candidates` (paths
   /// relative to the library), or every stored file when `nil`, and checks each again under
@@ -46,7 +46,7 @@ extension Library {
       if candidates == nil { looked = try storedFiles() }
       for file in looked
       where files.size(of: file) != nil && !originals.contains(file) && !thumbnails.contains(file) {
-        if file.hasPrefix(LibraryLayout.thumbnails + "/") && Self.isStoreName(file) {
+        if Self.isDerived(file) && Self.isStoreName(file) {
           if !dryRun { try files.remove(file) }
           swept.append(SweptFile(file: file, action: "deleted \(file)"))
         } else {
@@ -63,14 +63,23 @@ extension Library {
     path.split(separator: "/").last?.hasPrefix(LibraryLayout.temporaryPrefix) ?? false
   }
 
-  /// Every file under `originals/` and `thumbnails/`.
-  func storedFiles() throws(CatalogueError) -> [String] {
-    try files.files(under: LibraryLayout.originals) + files.files(under: LibraryLayout.thumbnails)
+  /// Whether `path` is under a folder of files made from others (thumbnails, renditions, share
+  /// cards), which a sweep deletes rather than keeps.
+  static func isDerived(_ path: String) -> Bool {
+    path.hasPrefix(LibraryLayout.thumbnails + "/") || path.hasPrefix(LibraryLayout.cards + "/")
   }
 
-  /// The files the image records account for, with the current thumbnail spec.
+  /// Every file under `originals/`, `thumbnails/` and `cards/`.
+  func storedFiles() throws(CatalogueError) -> [String] {
+    try files.files(under: LibraryLayout.originals) + files.files(under: LibraryLayout.thumbnails)
+      + files.files(under: LibraryLayout.cards)
+  }
+
+  /// The files the records account for, with the current thumbnail spec: the share cards of
+  /// the reviews as they are now count among the derived files.
   func referencedFiles() throws(CatalogueError) -> (originals: Set<String>, thumbnails: Set<String>) {
-    referencedFiles(try imageRecords())
+    let (originals, thumbnails) = referencedFiles(try imageRecords())
+    return (originals, thumbnails.union(try referencedShareCards()))
   }
 
   /// The files `records` account for: originals, thumbnails of the current spec (1× and 2×),

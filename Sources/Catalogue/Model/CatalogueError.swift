@@ -98,6 +98,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case badPassword(problem: String)
   /// libsodium could not hash a password (it needs the library's password memory at once).
   case passwordHashFailed(memoryBytes: Int)
+  /// A review's share card could not be drawn: Pango or Cairo missing, or failing.
+  case cardNotDrawn(review: String, reason: String)
 
   /// One line, with every name in it shown as ``Shown`` writes it: a file name's newline,
   /// escape or right-to-left mark never reaches a terminal raw.
@@ -250,6 +252,9 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .passwordHashFailed(let memoryBytes):
       return "cannot hash the password: Argon2id could not have the \(memoryBytes / 1_048_576) MiB it needs; "
         + "free some memory and try again"
+    case .cardNotDrawn(let review, let reason):
+      return "cannot draw the share card\(review.isEmpty ? "" : " of review \(review)"): \(reason); "
+        + "install Debian's libpangocairo-1.0-0 and a font (fonts-dejavu-core), as scripts/install-packages does"
     }
   }
 }

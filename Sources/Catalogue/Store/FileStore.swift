@@ -135,6 +135,7 @@ public enum LibraryLayout {
   public static let database = "catalogue.sqlite"
   public static let originals = "originals"
   public static let thumbnails = "thumbnails"
+  public static let cards = "cards"
   public static let lostAndFound = "lost+found"
   /// Temporary files of the write protocol start with this; a crash can leave them behind.
   public static let temporaryPrefix = ".tmp-"
@@ -147,6 +148,12 @@ public enum LibraryLayout {
   /// `thumbnails/ab/<sha256>-<spec>.<jpg|png>`: derived from the original and the spec.
   public static func thumbnail(sha256: String, spec: String, fileExtension: String) -> String {
     "\(thumbnails)/\(sha256.prefix(2))/\(sha256)-\(spec).\(fileExtension)"
+  }
+
+  /// `cards/ab/<key>.jpg`: a review's share card, named by the SHA-256 of what it shows
+  /// (``ShareCard/key(for:)``).
+  public static func shareCard(key: String) -> String {
+    "\(cards)/\(key.prefix(2))/\(key).jpg"
   }
 
   /// What the name of a picture made for screens of twice the density carries after its spec.

@@ -54,7 +54,7 @@ extension Pages {
     }
     if let site {
       let page = site.absolute(reviewPath(review.id))
-      let card = site.absolute(cardPath(review))
+      let card = site.absolute(Files.cardURL(review))
       let alt = cardDescription(of: review)
       tags += [
         #"<link rel="canonical" href="\#(e(page))">"#,
@@ -95,7 +95,4 @@ extension Pages {
     }
     return tags + feeds.flatMap(Feeds.links)
   }
-
-  /// The share card's address on this site.
-  static func cardPath(_ review: Review) -> String { "/cards/\(review.id).jpg" }
 }

@@ -17,6 +17,7 @@ enum Routes {
       "GET", "/display/:name", file: true,
       needsWork: { service, _, captures in Files.displayNeedsMaking(captures["name"] ?? "", service: service) },
       Files.display),
+    Route("GET", "/cards/:name", file: true, needsWork: { _, _, _ in true }, Files.card),
     Route("GET", "/assets/:name", file: true, Files.asset),
     Route("GET", "/favicon.ico", file: true, Files.favicon),
   ]
