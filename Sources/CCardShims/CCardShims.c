@@ -260,9 +260,10 @@ static void ccardshims_draw_scrim(cairo_t *cr, double height) {
   cairo_pattern_t *scrim = p_cairo_pattern_create_linear(0, 0, 0, height);
   p_cairo_pattern_add_color_stop_rgba(scrim, 0.0, 0, 0, 0, 0.55);
   p_cairo_pattern_add_color_stop_rgba(scrim, 0.22, 0, 0, 0, 0.0);
-  p_cairo_pattern_add_color_stop_rgba(scrim, 0.35, 0, 0, 0, 0.0);
-  p_cairo_pattern_add_color_stop_rgba(scrim, 0.70, 0, 0, 0, 0.62);
-  p_cairo_pattern_add_color_stop_rgba(scrim, 1.0, 0, 0, 0, 0.86);
+  p_cairo_pattern_add_color_stop_rgba(scrim, 0.30, 0, 0, 0, 0.0);
+  p_cairo_pattern_add_color_stop_rgba(scrim, 0.50, 0, 0, 0, 0.58);
+  p_cairo_pattern_add_color_stop_rgba(scrim, 0.75, 0, 0, 0, 0.76);
+  p_cairo_pattern_add_color_stop_rgba(scrim, 1.0, 0, 0, 0, 0.88);
   p_cairo_set_source(cr, scrim);
   p_cairo_paint(cr);
   p_cairo_pattern_destroy(scrim);
@@ -346,11 +347,20 @@ int ccardshims_render(const struct ccardshims_card *card, uint8_t *rgb_out, stru
   PangoLayoutLine *first = p_pango_layout_get_line_readonly(title, 0);
   int right_to_left = first != NULL && p_pango_layout_line_get_resolved_direction(first) == PANGO_DIRECTION_RTL;
 
-  // The site's name, at the top on the leading side.
+  // The site's name, at the top on the leading side: over a cover, on a dark plate of its
+  // own, since the accent colour over a light picture would hardly show.
   int site_width, site_height;
   p_pango_layout_get_pixel_size(site, &site_width, &site_height);
+  double site_x = right_to_left ? card->width - margin - site_width : margin;
+  double site_y = margin * 0.75;
+  if (card->cover != NULL) {
+    double pad = 12 * scale;
+    p_cairo_set_source_rgba(cr, 0, 0, 0, 0.62);
+    p_cairo_rectangle(cr, site_x - pad, site_y - pad / 2, site_width + 2 * pad, site_height + pad);
+    p_cairo_fill(cr);
+  }
   ccardshims_set_colour(cr, card->accent);
-  p_cairo_move_to(cr, right_to_left ? card->width - margin - site_width : margin, margin * 0.75);
+  p_cairo_move_to(cr, site_x, site_y);
   p_pango_cairo_show_layout(cr, site);
 
   // The stars and the category on one baseline at the bottom; the title above them.

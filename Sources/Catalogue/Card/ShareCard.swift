@@ -18,7 +18,7 @@ public enum ShareCard {
 
   /// The drawing's version: raise it when the layout, the fonts asked for or the encoding
   /// change, so that every card is named anew and made again.
-  static let rendererVersion = 1
+  static let rendererVersion = 2
 
   /// The site's name, drawn small at the top.
   static let site = "Reviews"
