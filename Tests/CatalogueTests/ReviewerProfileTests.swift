@@ -201,7 +201,7 @@ struct ReviewerProfileTests {
     }
     let library = try Library(opening: folder.path)
     #expect(library.openedSchemaVersion == 9)
-    #expect(try library.schemaVersion == 10)
+    #expect(try library.schemaVersion == Schema.current)
     #expect(try library.reviewerProfile(named: "ALICE") == ReviewerProfile(name: "Alice", reviews: 1, hasAccount: true))
     #expect(try library.list(ReviewQuery(author: "Alice")).reviews.map(\.title) == ["Outer Wilds"])
     let plan = try library.database.query(

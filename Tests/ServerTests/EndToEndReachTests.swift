@@ -152,6 +152,37 @@ struct EndToEndReachTests {
     #expect(Self.entries(changed).contains { $0["title"] as? String == "Dune Messiah ★★★★★" })
   }
 
+  /// A feed is in the order reviews were published: a draft written before the others and
+  /// published after them is the newest entry, in the site's feed, its category's and its
+  /// reviewer's.
+  @Test func aDraftPublishedLastIsTheNewestEntry() throws {
+    let site = try LiveSite()
+    let slow = try site.json(
+      "POST", "/api/reviews", ["title": "Slow burn", "rating": 4, "category": "book", "body": "Long.", "draft": true])
+    let id = try #require(try slow.json()["id"] as? String)
+    for title in ["First", "Second"] {
+      #expect(
+        try site.json("POST", "/api/reviews", ["title": title, "rating": 3, "category": "book", "body": "x"]).status
+          == 201)
+    }
+    func titles(_ target: String) throws -> [String] {
+      Self.entries(try Self.readFeed(site, target)).compactMap {
+        ($0["title"] as? String)?.components(separatedBy: " ★").first
+      }
+    }
+    #expect(try titles("/feed.atom") == ["Second", "First"])
+    #expect(try site.json("PATCH", "/api/reviews/\(id)", ["draft": false]).status == 200)
+    for target in [
+      "/feed.atom", "/feed.json", "/categories/book/feed.atom", "/reviewers/\(LiveSite.reviewer)/feed.json",
+    ] {
+      #expect(try titles(target) == ["Slow burn", "Second", "First"], "\(target)")
+    }
+    let entry = try #require(Self.entries(try Self.readFeed(site, "/feed.atom")).first)
+    #expect(
+      (entry["published"] as? String ?? "")
+        > (Self.entries(try Self.readFeed(site, "/feed.atom"))[1]["published"] as? String ?? ""))
+  }
+
   /// A category's feed holds its reviews only; a known category without reviews has an empty
   /// feed, a label no published review uses has none.
   @Test func eachCategoryHasItsFeed() throws {

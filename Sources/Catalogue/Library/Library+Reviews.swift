@@ -343,12 +343,16 @@ extension Library {
       highDensityThumbnailWidth: highDensity.width, highDensityThumbnailHeight: highDensity.height)
   }
 
-  /// The reviews `query` lists, whole (body, pictures and all), read from one snapshot: what a
-  /// feed shows of the newest reviews. Drafts only when the query asks for them.
-  public func wholeReviews(_ query: ReviewQuery) throws(CatalogueError) -> [Review] {
+  /// The `limit` newest published reviews by the time they were published (a draft published
+  /// today is newer than a review written yesterday), of `category` and by `author` (a
+  /// reviewer's name, in any case) when given, whole (body, pictures and all), read from one
+  /// snapshot: what a feed holds.
+  public func newestPublished(category: Category? = nil, author: String? = nil, limit: Int = 50)
+    throws(CatalogueError) -> [Review]
+  {
     try read { () throws(CatalogueError) -> [Review] in
-      try list(query).reviews.map { (summary) throws(CatalogueError) -> Review in
-        try review(summary.id, publishedOnly: query.showing == .published)
+      try records.newestPublishedIDs(category: category?.rawValue, author: author, limit: limit).map {
+        (id) throws(CatalogueError) -> Review in try review(id, publishedOnly: true)
       }
     }
   }

@@ -273,6 +273,15 @@ enum Schema {
         ALTER TABLE users ADD COLUMN bio TEXT CHECK (length(bio) BETWEEN 1 AND 1000);
         CREATE INDEX reviews_created_by ON reviews (created_by COLLATE NOCASE, created, seq, draft);
         """),
+    // Feeds list reviews newest published first: a draft written last month and published
+    // today is news today. `published` is NULL for a review published when it was made (its
+    // created time), so the order is `coalesce(published, created)`, which this index gives
+    // (an expression index: a query must write the expression as it is written here).
+    Migration(
+      version: 11,
+      sql: """
+        CREATE INDEX reviews_published ON reviews (coalesce(published, created), seq, draft);
+        """),
   ]
 
   /// The view the full-text index reads its content from (``SearchIndex``), as of schema 9:

@@ -103,6 +103,9 @@ protocol RecordStore: AnyObject {
   /// The name reviews keep for their author `name` (in any case), with how many of theirs
   /// there are (published only, with `publishedOnly`); the name is `nil` when there are none.
   func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int)
+  /// The ids of the newest published reviews by the time they were published, newest first,
+  /// of one category and one author when given.
+  func newestPublishedIDs(category: String?, author: String?, limit: Int) throws(CatalogueError) -> [String]
   /// Every name reviews are by, one a name whatever its case.
   func authorNames() throws(CatalogueError) -> [String]
   /// Stores the hash of a new password, changed at `changed`; `false` without such a reviewer.

@@ -930,6 +930,29 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  func newestPublishedIDs(category: String?, author: String?, limit: Int) throws(CatalogueError) -> [String] {
+    // The order through `reviews_published`, read backwards; `+draft` keeps SQLite from
+    // taking `reviews_draft` instead and sorting every published review. A reviewer's few
+    // reviews come from `reviews_created_by`, sorted.
+    var conditions = ["+draft = 0"]
+    var arguments: [SQLValue] = []
+    if let category {
+      conditions.append("+category = ?")
+      arguments.append(.text(category))
+    }
+    if let author {
+      conditions.append("created_by = ? COLLATE NOCASE")
+      arguments.append(.text(author))
+    }
+    arguments.append(SQLValue(limit))
+    return try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT id FROM reviews WHERE " + conditions.joined(separator: " AND ")
+          + " ORDER BY coalesce(published, created) DESC, seq DESC LIMIT ?", arguments
+      ) { $0.text(0) }
+    }
+  }
+
   func authorNames() throws(CatalogueError) -> [String] {
     // One seek of `reviews_created_by` a name (a loose index scan), not a walk over every
     // review: the names are few, the reviews may be a hundred thousand.

@@ -4,7 +4,7 @@ import HTTP
 import ImagePipeline
 
 /// The site's feeds, for feed readers: Atom (RFC 4287) and JSON Feed 1.1, for the whole site,
-/// each category and each reviewer, of the newest ``size`` published reviews.
+/// each category and each reviewer, of the ``size`` reviews published last, newest first.
 ///
 /// What a feed carries is what a preview may: a review's body with each spoiler replaced by a
 /// notice that holds none of its words (``ReviewText/htmlHidingSpoilers(_:)``), and of a review
@@ -151,15 +151,16 @@ enum Feeds {
   }
 
   static func feed(_ exchange: Exchange, scope: Scope, format: Format) throws(Failure) -> HTTPResponse {
-    var query = ReviewQuery(sort: .created, limit: size, showing: .published)
+    var category: Category?
+    var author: String?
     switch scope {
     case .site: break
-    case .category(let category): query.category = category
-    case .reviewer(let name, _): query.author = name
+    case .category(let chosen): category = chosen
+    case .reviewer(let name, _): author = name
     }
     let (reviews, authors) = try exchange.library {
       (library) throws(CatalogueError) -> ([Review], [String: ReviewerProfile]) in
-      let reviews = try library.wholeReviews(query)
+      let reviews = try library.newestPublished(category: category, author: author, limit: size)
       var authors: [String: ReviewerProfile] = [:]
       for name in Set(reviews.compactMap(\.createdBy)) {
         authors[name] = try library.reviewerProfile(named: name, publishedOnly: true)
