@@ -1,5 +1,7 @@
 @testable import Catalogue
+import Foundation
 import Testing
+import TestSupport
 
 /// The CSV reader and writer under the imports from Letterboxd, Goodreads, IMDb and StoryGraph:
 /// RFC 4180, with each malformed record reported where it is and left out.
@@ -225,6 +227,129 @@ struct CSVTests {
   @Test func everyUTF8LengthIsRead() throws {
     let table = try Self.table("a\né\n€\n😀\n\u{10FFFF}\n")
     #expect(Self.fields(table) == [["é"], ["€"], ["😀"], ["\u{10FFFF}"]])
+  }
+
+  // MARK: The committed exports (Fixtures/imports, made by make-imports.py)
+
+  /// The committed export at `path` below `Fixtures/imports`, read under its last name.
+  static func export(_ path: String) throws -> CSVTable {
+    let bytes = try Fixture.bytes(Fixture.root.appendingPathComponent("imports/\(path)").path)
+    return try CSVTable(bytes: bytes, file: String(path.split(separator: "/").last!))
+  }
+
+  @Test func letterboxdReviews() throws {
+    let table = try Self.export("letterboxd/reviews.csv")
+    #expect(
+      table.header == ["Date", "Name", "Year", "Letterboxd URI", "Rating", "Rewatch", "Review", "Tags", "Watched Date"])
+    #expect(table.problems.isEmpty)
+    #expect(table.records.map(\.line) == [2, 3, 7, 8, 9, 11, 14, 15])
+    let rewatch = table.records[4]
+    #expect(table.value("Name", in: rewatch) == "Paddington 2")
+    #expect(table.value("Rewatch", in: rewatch) == "Yes")
+    #expect(
+      table.value("Review", in: rewatch) == "Still perfect on a rewatch.\nHugh Grant, \"the\" villain of the decade.")
+    #expect(table.value("Tags", in: rewatch) == "christmas, rewatch")
+    #expect(table.records[2].fields[1] == "千と千尋の神隠し")
+    #expect(table.records[2].columns == [1, 12, 21, 26, 47, 49, 50, 200, 201])
+    #expect(table.records.map { table.value("Rating", in: $0)! } == ["5", "4.5", "5", "3", "5", "", "0.5", "4.5"])
+  }
+
+  @Test func letterboxdFolder() throws {
+    // diary.csv has CRLF line ends, ratings.csv a byte order mark.
+    let diary = try Self.export("letterboxd/diary.csv")
+    #expect(diary.records.count == 8)
+    #expect(
+      diary.records.last?.fields == [
+        "2024-03-10", "Mad Max: Fury Road", "2015", "https://boxd.it/abc8", "4.5", "", "", "2024-03-09",
+      ])
+    let ratings = try Self.export("letterboxd/ratings.csv")
+    #expect(ratings.header == ["Date", "Name", "Year", "Letterboxd URI", "Rating"])
+    #expect(
+      ratings.records.map { ratings.value("name", in: $0)! } == [
+        "Paddington 2", "Amélie", "千と千尋の神隠し", "Ça", "Cats", "Mad Max: Fury Road", "Heat",
+      ])
+    let watched = try Self.export("letterboxd/watched.csv")
+    #expect(watched.records.map(\.fields[1]).last == "Stalker")
+    #expect(watched.records.count == 8)
+    for name in ["profile.csv", "watchlist.csv", "likes/films.csv"] {
+      let table = try Self.export("letterboxd/\(name)")
+      #expect(table.records.count == 1 && table.problems.isEmpty, "\(name)")
+    }
+  }
+
+  @Test func goodreads() throws {
+    let table = try Self.export("goodreads.csv")
+    #expect(table.header.count == 24)
+    #expect(table.header.first == "Book Id")
+    #expect(table.problems.isEmpty)
+    #expect(table.records.map(\.line) == [2, 3, 5, 6, 7, 8, 9])
+    let (dune, miserables, santi) = (table.records[0], table.records[1], table.records[2])
+    #expect(table.value("ISBN", in: dune) == "=\"0441013597\"")
+    #expect(table.value("ISBN13", in: dune) == "=\"9780441013593\"")
+    #expect(table.value("isbn", in: santi) == "=\"\"")
+    #expect(table.value("Title", in: santi) == "三体")
+    #expect(table.value("Author l-f", in: santi) == "刘, 慈欣")
+    #expect(table.value("Title", in: miserables) == "Les Misérables")
+    #expect(table.value("Spoiler", in: miserables) == "true")
+    #expect(
+      table.value("My Review", in: miserables)
+        == "Long, and the Waterloo chapter is a detour.<br/><br/><spoiler>Javert's last walk to the bridge</spoiler> stayed with me for weeks.\nThe sewers &amp; the barricade: unforgettable."
+    )
+    #expect(table.records.map { table.value("My Rating", in: $0)! } == ["5", "4", "4", "0", "5", "0", "4"])
+    #expect(table.records.map { table.value("Exclusive Shelf", in: $0)! }.filter { $0 == "to-read" }.count == 1)
+  }
+
+  @Test func imdb() throws {
+    let table = try Self.export("imdb.csv")
+    #expect(table.records.count == 9)
+    #expect(table.problems.isEmpty)
+    let spirited = table.records[2]
+    #expect(table.value("Const", in: spirited) == "tt0245429")
+    #expect(table.value("Original Title", in: spirited) == "千と千尋の神隠し")
+    #expect(table.value("Genres", in: spirited) == "Animation, Adventure, Family, Fantasy")
+    #expect(
+      Set(table.records.map { table.value("Title Type", in: $0)! }) == [
+        "Movie", "TV Series", "TV Mini Series", "TV Episode", "Video Game", "Short", "TV Movie",
+      ])
+  }
+
+  @Test func storyGraph() throws {
+    let table = try Self.export("storygraph.csv")
+    #expect(table.header.count == 23)
+    #expect(table.records.map(\.line) == [2, 5, 7, 8, 9, 10])
+    #expect(table.records.map { table.value("Star Rating", in: $0)! } == ["4.25", "3.75", "", "", "", ""])
+    #expect(table.value("Dates Read", in: table.records[0]) == "2023/01/02-2023/01/10")
+    #expect(table.value("Read Status", in: table.records[3]) == "to-read")
+    #expect(table.value("character- or plot-driven?", in: table.records[1]) == "Plot")
+  }
+
+  @Test func hostileExports() throws {
+    let expected: [(String, [Int], [String])] = [
+      (
+        "unterminated-quote.csv", [2, 4],
+        ["unterminated-quote.csv, line 3, column 44: a quoted field is not closed before the end of the file"]
+      ),
+      ("short-row.csv", [2, 4], ["short-row.csv, line 3, column 1: has 5 fields where the header has 9"]),
+      ("stray-quote.csv", [2, 4], ["stray-quote.csv, line 3, column 52: a quote inside a field that is not quoted"]),
+      (
+        "text-after-closing-quote.csv", [2, 4],
+        ["text-after-closing-quote.csv, line 3, column 16: text after a closing quote, before the next comma"]
+      ),
+      ("header-only.csv", [], []),
+    ]
+    for (name, lines, problems) in expected {
+      let table = try Self.export("hostile/\(name)")
+      #expect(table.header.count == 9, "\(name)")
+      #expect(table.records.map(\.line) == lines, "\(name)")
+      #expect(table.problems.map(\.description) == problems, "\(name)")
+    }
+    #expect(
+      throws: CSVProblem(
+        file: "not-utf8.csv", line: 2, column: 14, message: "the file is not UTF-8 text (byte 0xE9); save it as UTF-8")
+    ) { try Self.export("hostile/not-utf8.csv") }
+    #expect(throws: CSVProblem(file: "empty.csv", line: 1, column: 1, message: "the file has no header line")) {
+      try Self.export("hostile/empty.csv")
+    }
   }
 
   // MARK: Writing
