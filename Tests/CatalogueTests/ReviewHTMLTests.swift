@@ -241,6 +241,16 @@ struct ReviewHTMLTests {
     Self.expectRendered(review)
   }
 
+  @Test(arguments: [
+    ("letterboxd/reviews.csv", "Review"), ("goodreads.csv", "My Review"), ("storygraph.csv", "Review"),
+  ])
+  func committedExportReviews(file: String, column: String) throws {
+    let table = try CSVTests.export(file)
+    for record in table.records {
+      Self.expectRendered(table.value(column, in: record)!)
+    }
+  }
+
   @Test func everyWordIsOnThePage() {
     for input in [
       "Seen in Japanese.<br /><br />No-Face at the <b>bathhouse</b> feast & more. 5/5, \"no notes\".",
