@@ -102,6 +102,19 @@ enum SearchText {
     }
     if let words = asciiWords(text) { return words.map { Segment(text: $0, cjk: false) } }
     for original in text.precomposedStringWithCompatibilityMapping.unicodeScalars {
+      // ASCII, most of any text: a letter or digit is a word's, anything else a separator;
+      // none is dropped, a mark or Chinese. (Unicode's tables cost a lookup a character.)
+      if original.value < 0x80 {
+        let value = original.value
+        guard (0x30...0x39).contains(value) || (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) else {
+          end()
+          continue
+        }
+        if currentCJK { end() }
+        currentCJK = false
+        current.append(original)
+        continue
+      }
       let scalar: Unicode.Scalar
       switch original.value {
       case 0xDF, 0x1E9E:
