@@ -168,7 +168,7 @@ struct EndToEndLifecycleTests {
     #expect((found["reviews"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Outer Wilds"])
     let page = try server.request("GET", "/?sort=title")
     #expect(PageText.cardTitles(page.text) == ["Grave of the Fireflies", "Outer Wilds"])
-    #expect(try library.sql("PRAGMA user_version") == "11")
+    #expect(try library.sql("PRAGMA user_version") == "12")
     #expect(server.stop() == 0)
   }
 

@@ -97,6 +97,17 @@ public enum JSONShape {
     /// The reviewer who last changed it; null from the command line.
     @NullWhenMissing public var updatedBy: String?
     public var images: [Image]
+    /// Where an imported review came from, with the rating as the service wrote it; left out
+    /// for a review written here.
+    public var sources: [Source]?
+
+    /// A service an imported review came from.
+    public struct Source: Encodable, Sendable {
+      public var source: String
+      public var id: String
+      @NullWhenMissing public var rating: String?
+      public var imported: String
+    }
 
     public init(_ review: Catalogue.Review, urls: ((StoredImage) -> ImageURLs)? = nil) {
       id = review.id
@@ -114,6 +125,12 @@ public enum JSONShape {
       createdBy = review.createdBy
       updatedBy = review.updatedBy
       images = review.images.map { Image($0, urls: urls) }
+      sources =
+        review.sources.isEmpty
+        ? nil
+        : review.sources.map {
+          Source(source: $0.source, id: $0.sourceID, rating: $0.rating, imported: DateText.format($0.imported))
+        }
     }
   }
 

@@ -296,8 +296,21 @@ extension Library {
         created: created, updated: try RecordValue.time(row.updated, "updated", of: row.id),
         images: try images(of: id), createdBy: row.createdBy, updatedBy: row.updatedBy,
         containsSpoilers: row.containsSpoilers,
-        published: try RecordValue.published(row.published, draft: row.draft, created: created, of: row.id))
+        published: try RecordValue.published(row.published, draft: row.draft, created: created, of: row.id),
+        sources: try sources(of: id))
     }
+  }
+
+  /// Where review `id` was imported from.
+  func sources(of id: String) throws(CatalogueError) -> [ReviewSource] {
+    var sources: [ReviewSource] = []
+    for row in try records.reviewSources(ofReview: id) {
+      sources.append(
+        ReviewSource(
+          source: row.source, sourceID: row.id, rating: row.rating,
+          imported: try RecordValue.time(row.imported, "imported", of: id)))
+    }
+    return sources
   }
 
   /// A review's images in order.

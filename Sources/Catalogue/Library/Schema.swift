@@ -282,6 +282,27 @@ enum Schema {
       sql: """
         CREATE INDEX reviews_published ON reviews (coalesce(published, created), seq, draft);
         """),
+    // Where an imported review came from (`catalogue import`): the service, its id for the
+    // entry (a Letterboxd URI, a Goodreads Book Id, an IMDb Const, a StoryGraph ISBN/UID), the
+    // rating as the service wrote it (the review keeps it rounded to whole stars), a
+    // fingerprint of what the import made of the entry (a newer export changed it when this
+    // differs) and the review's version when the import last wrote it (the review was edited
+    // here since when that differs). One review per entry: a second import finds it.
+    Migration(
+      version: 12,
+      sql: """
+        CREATE TABLE review_sources (
+          source TEXT NOT NULL CHECK (length(source) BETWEEN 1 AND 40),
+          source_id TEXT NOT NULL CHECK (length(source_id) BETWEEN 1 AND 500),
+          review TEXT NOT NULL REFERENCES reviews (id) ON DELETE CASCADE,
+          rating TEXT,
+          fingerprint TEXT NOT NULL,
+          version TEXT NOT NULL,
+          imported TEXT NOT NULL,
+          PRIMARY KEY (source, source_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX review_sources_review ON review_sources (review);
+        """),
   ]
 
   /// The view the full-text index reads its content from (``SearchIndex``), as of schema 9:

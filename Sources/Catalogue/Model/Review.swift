@@ -27,11 +27,14 @@ public struct Review: Sendable, Equatable, Identifiable {
   /// When it was published, or `nil` while it is a draft: a draft is for its reviewers only,
   /// and readers never see it, nor learn that it exists.
   public var published: Date?
+  /// Where the review was imported from (`catalogue import`), with the rating as the service
+  /// wrote it; empty for a review written here.
+  public var sources: [ReviewSource]
 
   public init(
     id: String, title: String, body: String, rating: Int, category: Category, favorite: Bool,
     created: Date, updated: Date, images: [ReviewImage] = [], createdBy: String? = nil, updatedBy: String? = nil,
-    containsSpoilers: Bool = false, published: Date?
+    containsSpoilers: Bool = false, published: Date?, sources: [ReviewSource] = []
   ) {
     self.id = id
     self.title = title
@@ -46,6 +49,7 @@ public struct Review: Sendable, Equatable, Identifiable {
     self.updatedBy = updatedBy
     self.containsSpoilers = containsSpoilers
     self.published = published
+    self.sources = sources
   }
 
   /// Whether it is a draft: not published.
@@ -304,4 +308,27 @@ public struct ReviewImage: Sendable, Equatable {
   public var alt: String? { text.alt }
   /// The caption, or `nil`.
   public var caption: String? { text.caption }
+}
+
+/// Where an imported review came from: the service, the service's id for the entry, and the
+/// rating as the service wrote it (the review keeps it rounded to whole stars; see
+/// ``ImportSource``).
+public struct ReviewSource: Sendable, Equatable {
+  /// `letterboxd`, `goodreads`, `imdb` or `storygraph`.
+  public var source: String
+  /// The service's id for the entry: a Letterboxd URI, a Goodreads Book Id, an IMDb Const, a
+  /// StoryGraph ISBN/UID.
+  public var sourceID: String
+  /// The rating as the service wrote it (`3.5`, `8`, `4.25`), with its scale: `3.5/5`,
+  /// `8/10`; nil for none.
+  public var rating: String?
+  /// When the import last wrote the review.
+  public var imported: Date
+
+  public init(source: String, sourceID: String, rating: String?, imported: Date) {
+    self.source = source
+    self.sourceID = sourceID
+    self.rating = rating
+    self.imported = imported
+  }
 }

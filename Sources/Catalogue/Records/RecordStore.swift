@@ -103,6 +103,20 @@ protocol RecordStore: AnyObject {
   /// The name reviews keep for their author `name` (in any case), with how many of theirs
   /// there are (published only, with `publishedOnly`); the name is `nil` when there are none.
   func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int)
+  /// Where review `id` was imported from, by source and id.
+  func reviewSources(ofReview id: String) throws(CatalogueError) -> [(
+    source: String, id: String, rating: String?, imported: String
+  )]
+  /// Every entry imported from `source`, by the source's id: its review, the fingerprint of
+  /// what the import made of it, and the review's version the import wrote.
+  func importedEntries(source: String) throws(CatalogueError) -> [String: (
+    review: String, fingerprint: String, version: String
+  )]
+  /// Records (or updates) where review `review` came from.
+  func saveReviewSource(
+    source: String, sourceID: String, review: String, rating: String?, fingerprint: String, version: String,
+    imported: Date
+  ) throws(CatalogueError)
   /// The ids of the newest published reviews by the time they were published, newest first,
   /// of one category and one author when given.
   func newestPublishedIDs(category: String?, author: String?, limit: Int) throws(CatalogueError) -> [String]

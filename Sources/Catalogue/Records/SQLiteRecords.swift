@@ -930,6 +930,49 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
+  // MARK: Imports
+
+  func reviewSources(ofReview id: String) throws(CatalogueError) -> [(
+    source: String, id: String, rating: String?, imported: String
+  )] {
+    try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT source, source_id, rating, imported FROM review_sources WHERE review = ? ORDER BY source, source_id",
+        [.text(id)]
+      ) { ($0.text(0), $0.text(1), $0.optionalText(2), $0.text(3)) }
+    }
+  }
+
+  func importedEntries(source: String) throws(CatalogueError) -> [String: (
+    review: String, fingerprint: String, version: String
+  )] {
+    let rows = try sql { () throws(DatabaseError) in
+      try database.query(
+        "SELECT source_id, review, fingerprint, version FROM review_sources WHERE source = ?", [.text(source)]
+      ) { ($0.text(0), ($0.text(1), $0.text(2), $0.text(3))) }
+    }
+    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+  }
+
+  func saveReviewSource(
+    source: String, sourceID: String, review: String, rating: String?, fingerprint: String, version: String,
+    imported: Date
+  ) throws(CatalogueError) {
+    try sql { () throws(DatabaseError) in
+      try database.run(
+        """
+        INSERT INTO review_sources (source, source_id, review, rating, fingerprint, version, imported)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (source, source_id) DO UPDATE SET review = excluded.review, rating = excluded.rating,
+          fingerprint = excluded.fingerprint, version = excluded.version, imported = excluded.imported
+        """,
+        [
+          .text(source), .text(sourceID), .text(review), SQLValue(rating), .text(fingerprint), .text(version),
+          .text(DateText.format(imported)),
+        ])
+    }
+  }
+
   func newestPublishedIDs(category: String?, author: String?, limit: Int) throws(CatalogueError) -> [String] {
     // The order through `reviews_published`, read backwards; `+draft` keeps SQLite from
     // taking `reviews_draft` instead and sorting every published review. A reviewer's few
