@@ -32,6 +32,7 @@ static int (*carchiveshims_p_read_next_header)(struct archive *a, struct archive
 static int (*carchiveshims_p_read_open_fd)(struct archive *a, int b, size_t c);
 static int (*carchiveshims_p_read_support_filter_none)(struct archive *a);
 static int (*carchiveshims_p_read_support_format_tar)(struct archive *a);
+static int (*carchiveshims_p_read_support_format_zip)(struct archive *a);
 static int (*carchiveshims_p_write_add_filter_none)(struct archive *a);
 static int (*carchiveshims_p_write_close)(struct archive *a);
 static la_ssize_t (*carchiveshims_p_write_data)(struct archive *a, const void *b, size_t c);
@@ -82,6 +83,7 @@ static void carchiveshims_open(void) {
   *(void **)&carchiveshims_p_read_open_fd = carchiveshims_find(library, "archive_read_open_fd");
   *(void **)&carchiveshims_p_read_support_filter_none = carchiveshims_find(library, "archive_read_support_filter_none");
   *(void **)&carchiveshims_p_read_support_format_tar = carchiveshims_find(library, "archive_read_support_format_tar");
+  *(void **)&carchiveshims_p_read_support_format_zip = carchiveshims_find(library, "archive_read_support_format_zip");
   *(void **)&carchiveshims_p_write_add_filter_none = carchiveshims_find(library, "archive_write_add_filter_none");
   *(void **)&carchiveshims_p_write_close = carchiveshims_find(library, "archive_write_close");
   *(void **)&carchiveshims_p_write_data = carchiveshims_find(library, "archive_write_data");
@@ -125,6 +127,7 @@ int carchiveshims_read_next_header(struct archive *a, struct archive_entry **b) 
 int carchiveshims_read_open_fd(struct archive *a, int b, size_t c) { return carchiveshims_p_read_open_fd(a, b, c); }
 int carchiveshims_read_support_filter_none(struct archive *a) { return carchiveshims_p_read_support_filter_none(a); }
 int carchiveshims_read_support_format_tar(struct archive *a) { return carchiveshims_p_read_support_format_tar(a); }
+int carchiveshims_read_support_format_zip(struct archive *a) { return carchiveshims_p_read_support_format_zip(a); }
 int carchiveshims_write_add_filter_none(struct archive *a) { return carchiveshims_p_write_add_filter_none(a); }
 int carchiveshims_write_close(struct archive *a) { return carchiveshims_p_write_close(a); }
 la_ssize_t carchiveshims_write_data(struct archive *a, const void *b, size_t c) { return carchiveshims_p_write_data(a, b, c); }

@@ -21,7 +21,7 @@ extension Commands {
   static let export = Command(
     spec: CommandSpec(
       "export", summary: "export reviews as bundles another library can import",
-      synopsis: "REVIEW... --to DIR | --all --to DIR",
+      synopsis: "REVIEW... --to DIR | --all --to DIR | --format letterboxd-csv|goodreads-csv --to FILE",
       details: """
         Writes one bundle folder per review in DIR (made if missing), named by the title and the start of \
         the id (arrival-3f2a91/): review.json (the record), images/ (each original byte-for-byte and its \
@@ -32,6 +32,7 @@ extension Commands {
         --archive writes each bundle as one .tar holding its folder (arrival-3f2a91.tar) instead; with --all, one DIR/catalogue.tar \
         holds every bundle folder and the index.html. A bundle already in DIR is refused unless --force, \
         which replaces only what an earlier export wrote and never deletes anything else.
+        --format letterboxd-csv writes every film review as the CSV Letterboxd imports (Settings → Import),         and goodreads-csv every book review as the CSV Goodreads imports (My Books → Import and export), to         the FILE --to names (- for standard output): the title, the date, the review, the rating (the         service's own where the review was imported from it) and the service's ids; inline spoilers become         Goodreads' <spoiler> tags. Published reviews only, unless --include-drafts.
         """,
       options: [
         .init("to", value: "DIR", help: "the folder to write the bundles in"),
@@ -39,15 +40,18 @@ extension Commands {
         .init("include-drafts", help: "with --all, drafts too"),
         .init("archive", help: "write .tar files instead of folders"),
         .init("force", help: "replace bundles an earlier export wrote"),
+        .init("format", value: "FORMAT", help: "letterboxd-csv or goodreads-csv: a file another service imports"),
       ],
       positionals: 0...Int.max,
       examples: [
         "catalogue export 3f2a --to ~/Exports",
         "catalogue export --all --to /var/www/reviews --force",
         "catalogue export 3f2a 9c1e --to ~/Exports --archive --json",
+        "catalogue export --format letterboxd-csv --to letterboxd-import.csv",
       ])
   ) { context in
     let arguments = context.arguments
+    if let name = arguments.value("format") { return try exportServiceCSV(context, name) }
     guard let folder = arguments.value("to"), !folder.isEmpty else {
       throw UsageError(message: "export needs --to DIR", command: "export")
     }
@@ -101,6 +105,44 @@ extension Commands {
     }
     if let index = report.index {
       Terminal.print("Wrote the catalogue page \(index) (\(count(report.bundles.count, "review")))")
+    }
+    return 0
+  }
+
+  /// `export --format NAME --to FILE`: the reviews as the CSV another service imports.
+  static func exportServiceCSV(_ context: Context, _ name: String) throws -> Int32 {
+    let arguments = context.arguments
+    guard let format = ServiceCSV(rawValue: name) else {
+      throw UsageError(
+        message: "--format must be \(ServiceCSV.allCases.map(\.rawValue).joined(separator: " or ")), not \(name)",
+        command: "export")
+    }
+    guard let file = arguments.value("to"), !file.isEmpty else {
+      throw UsageError(message: "--format needs --to FILE (- for standard output)", command: "export")
+    }
+    for option in ["all", "archive", "force"] where arguments.has(option) {
+      throw UsageError(message: "--\(option) does not go with --format", command: "export")
+    }
+    if !arguments.positionals.isEmpty {
+      throw UsageError(message: "--format exports every review of its kind: give no reviews", command: "export")
+    }
+    let library = try context.openLibraryToRead()
+    let made = try library.exportCSV(format, includeDrafts: arguments.has("include-drafts"))
+    let bytes = Array(made.csv.utf8)
+    if file == "-" {
+      Terminal.writeOutput(bytes)
+    } else {
+      try OutputFile.write(bytes, to: file, what: "the \(format.rawValue) file")
+    }
+    let others = made.leftOut == 0 ? "" : " (\(count(made.leftOut, "review")) of other kinds left out)"
+    let said = "Wrote \(count(made.written, "review")) of \(format.kinds)\(others)\(file == "-" ? "" : " to \(file)")"
+    if context.json && file != "-" {
+      try Terminal.print(
+        JSONShape.encode(["file": file, "written": String(made.written), "leftOut": String(made.leftOut)]))
+    } else if file == "-" {
+      Terminal.printError(said)
+    } else {
+      Terminal.print(said)
     }
     return 0
   }

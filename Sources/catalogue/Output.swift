@@ -111,6 +111,11 @@ enum Output {
     } else {
       lines.append("draft: readers do not see it (catalogue edit \(shortID(review.id)) --publish publishes it)")
     }
+    for source in review.sources {
+      let service = ImportSource(rawValue: source.source)?.displayName ?? source.source
+      let rated = source.rating.map { ", rated \($0) there" } ?? ""
+      lines.append("imported from \(service): \(Shown.terminal(source.sourceID))\(rated)")
+    }
     if !review.body.isEmpty {
       lines.append("")
       if spoilers {

@@ -51,6 +51,7 @@ int carchiveshims_read_next_header(struct archive *a, struct archive_entry **b);
 int carchiveshims_read_open_fd(struct archive *a, int b, size_t c);
 int carchiveshims_read_support_filter_none(struct archive *a);
 int carchiveshims_read_support_format_tar(struct archive *a);
+int carchiveshims_read_support_format_zip(struct archive *a);
 int carchiveshims_write_add_filter_none(struct archive *a);
 int carchiveshims_write_close(struct archive *a);
 la_ssize_t carchiveshims_write_data(struct archive *a, const void *b, size_t c);

@@ -143,9 +143,10 @@ final class TarReader {
   /// The archive's path, for messages.
   let path: String
 
-  /// Opens the archive at `path`. The corresponding C functions are `archive_read_new`,
-  /// `archive_read_support_format_tar` and `archive_read_open_fd`.
-  init(path: String) throws(CatalogueError) {
+  /// Opens the archive at `path`: a tar, or with `zip` a ZIP (another service's export). The
+  /// corresponding C functions are `archive_read_new`, `archive_read_support_format_tar` (or
+  /// `_zip`) and `archive_read_open_fd`.
+  init(path: String, zip: Bool = false) throws(CatalogueError) {
     let descriptor: FileDescriptor
     do {
       descriptor = try FileDescriptor.open(path, .readOnly)
@@ -167,7 +168,8 @@ final class TarReader {
     self.descriptor = descriptor
     self.path = path
     do {
-      try TarStatus.check(carchiveshims_read_support_format_tar(handle), handle)
+      try TarStatus.check(
+        zip ? carchiveshims_read_support_format_zip(handle) : carchiveshims_read_support_format_tar(handle), handle)
       try TarStatus.check(carchiveshims_read_support_filter_none(handle), handle)
       try TarStatus.check(carchiveshims_read_open_fd(handle, descriptor.rawValue, 65536), handle)
     } catch {

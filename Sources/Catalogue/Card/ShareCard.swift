@@ -215,18 +215,7 @@ extension ShareCard {
   /// protocol: a temporary file beside it, synced and renamed over it, so that an existing
   /// file is replaced whole or left as it was.
   public static func write(_ bytes: [UInt8], to path: String) throws(CatalogueError) {
-    let slash = path.lastIndex(of: "/")
-    let folder = slash.map { String(path[..<$0]) } ?? "."
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let parent = folder.isEmpty ? "/" : folder
-    guard FileStatus.at(parent)?.kind == .folder else {
-      throw .invalidArgument(
-        "cannot write the card to \(path): there is no folder \(parent); make it first, or name another")
-    }
-    if let kind = FileStatus.at(path)?.kind, kind != .regular {
-      throw .invalidArgument("cannot write the card to \(path): it is \(kind.described), not a file; name a file")
-    }
-    try DurableWrite.write(
-      bytes, to: path, temporary: "\(parent)/\(LibraryLayout.temporaryPrefix)\(randomHex(8))-\(name)")
+    try OutputFile.write(bytes, to: path, what: "the card")
   }
+
 }

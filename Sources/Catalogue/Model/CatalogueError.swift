@@ -84,6 +84,11 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case interrupted
   /// libarchive failed: `operation` on `path`, with its message.
   case archive(operation: String, path: String, message: String)
+  /// An export of another service (`catalogue import`) that cannot be read, and why.
+  case unreadableExport(path: String, reason: String)
+  /// An export with rows that cannot be read, each `file, line L, column C: why`; nothing was
+  /// imported.
+  case malformedExport(path: String, problems: [String])
   /// A picture (by its SHA-256) that the library has no record of.
   case imageNotInLibrary(sha256: String)
   /// No reviewer has this name (in any case).
@@ -235,6 +240,12 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
       return "interrupted: nothing was changed"
     case .archive(let operation, let path, let message):
       return "cannot \(operation) \(path): \(message)"
+    case .unreadableExport(let path, let reason):
+      return "cannot import \(Shown.path(path)): \(reason) (nothing was changed)"
+    case .malformedExport(let path, let problems):
+      let count = problems.count == 1 ? "a row" : "\(problems.count) rows"
+      return "cannot import \(Shown.path(path)): \(count) cannot be read, first \(Shown.path(problems.first ?? "")); "
+        + "fix the file, or give --skip-malformed to import the rest (nothing was changed)"
     case .imageNotInLibrary(let sha256):
       return "no picture \(sha256.prefix(64)) in the library: it was never imported, or was detached or removed since"
     case .reviewerNotFound(let name):
