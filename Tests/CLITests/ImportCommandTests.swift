@@ -43,9 +43,10 @@ import TestSupport
     #expect(dry.status == 0, "\(dry.error)")
     #expect(dry.output.contains("would add     Amélie (2001)\n"))
     #expect(dry.output.contains("skipped   Heat (1995) (ratings.csv, line 8): rated, with no review text"))
+    #expect(dry.output.contains("skipped   Stalker (1979) (watched.csv, line 9): watched, neither rated nor reviewed"))
     #expect(
       dry.output.hasSuffix(
-        "Letterboxd: 8 to add, 0 to update, 0 unchanged, 1 skipped (a dry run: nothing was changed)\n"))
+        "Letterboxd: 8 to add, 0 to update, 0 unchanged, 2 skipped (a dry run: nothing was changed)\n"))
     #expect(try fileSnapshot(cli.library) == before, "a dry run changes no byte")
   }
 
@@ -54,11 +55,11 @@ import TestSupport
     let cli = try library()
     let first = try cli("import", "letterboxd", Self.export("letterboxd.zip"))
     #expect(first.status == 0, "\(first.error)")
-    #expect(first.output.hasSuffix("Letterboxd: 8 added, 0 updated, 0 unchanged, 1 skipped\n"))
+    #expect(first.output.hasSuffix("Letterboxd: 8 added, 0 updated, 0 unchanged, 2 skipped\n"))
     let before = try fileSnapshot(cli.library)
     let second = try cli("import", "letterboxd", Self.export("letterboxd"))
     #expect(second.status == 0)
-    #expect(second.output.hasSuffix("Letterboxd: 0 added, 0 updated, 8 unchanged, 1 skipped\n"))
+    #expect(second.output.hasSuffix("Letterboxd: 0 added, 0 updated, 8 unchanged, 2 skipped\n"))
     #expect(try cli("list").output.hasSuffix("8 reviews\n"))
     #expect(try fileSnapshot(cli.library).keys == before.keys)
   }
@@ -127,7 +128,7 @@ import TestSupport
     let plain = try cli("import", "letterboxd", folder)
     #expect(plain.status == 0)
     #expect(plain.output.contains("(reviews.csv, line 2): changed in this export (--update brings it up to date)"))
-    #expect(plain.output.hasSuffix("Letterboxd: 0 added, 0 updated, 6 unchanged, 3 skipped\n"))
+    #expect(plain.output.hasSuffix("Letterboxd: 0 added, 0 updated, 6 unchanged, 4 skipped\n"))
 
     let cats = try #require(try reviews(cli)["Cats (2019)"]?["id"] as? String)
     #expect(try cli("edit", cats, "--body", "My own words.").status == 0)

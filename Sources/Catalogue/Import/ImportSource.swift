@@ -120,8 +120,9 @@ public enum ImportSource: String, Sendable, CaseIterable {
   /// Letterboxd's export: `reviews.csv` (`Date,Name,Year,Letterboxd URI,Rating,Rewatch,Review,
   /// Tags,Watched Date`), each row a review with its text; `ratings.csv` (`Date,Name,Year,
   /// Letterboxd URI,Rating`), each rated film, imported as unreviewed when no review has the
-  /// same film (name and year). `diary.csv` and `watched.csv` add nothing either lacks (a
-  /// diary's ratings are in `ratings.csv`; a film only watched has neither rating nor text).
+  /// same film (name and year); `watched.csv`, whose films neither rated nor reviewed are
+  /// listed as skipped. `diary.csv` adds nothing the others lack (its ratings are in
+  /// `ratings.csv`, the latest of each film).
   static func letterboxd(_ files: ExportFiles) throws(CatalogueError) -> Read {
     var read = Read()
     var reviewed: Set<String> = []
@@ -152,12 +153,14 @@ public enum ImportSource: String, Sendable, CaseIterable {
             line: record.line))
       }
     }
+    var rated: Set<String> = []
     if let table = ratings {
       try require(["Name", "Letterboxd URI", "Rating"], in: table, path: files.path, service: .letterboxd)
       read.problems += table.problems
       for record in table.records {
         let name = table.value("Name", in: record) ?? ""
         let year = table.value("Year", in: record) ?? ""
+        rated.insert(name + "\u{0}" + year)
         guard !reviewed.contains(name + "\u{0}" + year), let rating = Self.rating(table.value("Rating", in: record))
         else { continue }
         read.entries.append(
@@ -166,6 +169,20 @@ public enum ImportSource: String, Sendable, CaseIterable {
             rating: stars(rating.value, of: 5), sourceRating: "\(rating.text)/5", category: .movie,
             containsSpoilers: false, date: date(table.value("Date", in: record)), hasReview: false, file: table.file,
             line: record.line))
+      }
+    }
+    // A film only watched has nothing to keep: listed, so that the report accounts for it.
+    if let table = try files.table("watched.csv"), table.column("Name") != nil {
+      read.problems += table.problems
+      for record in table.records {
+        let name = table.value("Name", in: record) ?? ""
+        let year = table.value("Year", in: record) ?? ""
+        guard !reviewed.contains(name + "\u{0}" + year), !rated.contains(name + "\u{0}" + year) else { continue }
+        let entry = ImportEntry(
+          sourceID: table.value("Letterboxd URI", in: record) ?? "", title: Self.title(name, year: year), body: "",
+          rating: 0, sourceRating: nil, category: .movie, containsSpoilers: false,
+          date: date(table.value("Date", in: record)), hasReview: false, file: table.file, line: record.line)
+        read.skipped.append((entry, "watched, neither rated nor reviewed"))
       }
     }
     return read
