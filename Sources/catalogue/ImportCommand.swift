@@ -5,7 +5,8 @@ extension Commands {
   static let importHistory = Command(
     spec: CommandSpec(
       "import", summary: "import reviews and ratings from Letterboxd, Goodreads, IMDb or The StoryGraph",
-      synopsis: "SERVICE PATH [--dry-run] [--update [--overwrite]] [--include-unreviewed] [--skip-malformed]",
+      synopsis:
+        "SERVICE PATH [--dry-run] [--update [--overwrite]] [--include-unreviewed] [--skip-malformed] [--as NAME]",
       details: """
         SERVICE is letterboxd (PATH: the ZIP of Settings → Data → Export, or the folder it unpacks to: \
         reviews.csv and ratings.csv are read), goodreads (My Books → Import and export → Export Library), \
@@ -26,6 +27,7 @@ extension Commands {
         .init("overwrite", help: "with --update, replace even reviews edited here since their import"),
         .init("include-unreviewed", help: "import entries with a rating and no review text as drafts"),
         .init("skip-malformed", help: "import the rows that read, and list those that do not"),
+        .init("as", value: "NAME", help: "record the reviews as written by reviewer NAME (their page lists them)"),
       ],
       positionals: 2...2,
       examples: [
@@ -52,6 +54,11 @@ extension Commands {
     options.includeUnreviewed = arguments.has("include-unreviewed")
     options.skipMalformed = arguments.has("skip-malformed")
     let library = options.dryRun ? try context.openLibraryToRead() : try context.openLibrary()
+    if let name = arguments.value("as") {
+      if let problem = Library.nameProblem(name) { throw CatalogueError.badReviewerName(name, problem: problem) }
+      guard let reviewer = try library.reviewer(named: name) else { throw CatalogueError.reviewerNotFound(name) }
+      library.author = reviewer.name
+    }
     Progress.shared.start(options.dryRun ? "Reading" : "Importing")
     let report: ImportReport
     do {

@@ -180,6 +180,21 @@ import TestSupport
     }
   }
 
+  /// `--as NAME` records the reviews as a reviewer's, whose page then lists them; a name no
+  /// reviewer has is refused before anything is read.
+  @Test func importedReviewsCanBeAReviewers() throws {
+    let cli = try library()
+    let made = try cli("user", "add", "Alice", "--password-stdin", input: "correct horse battery\n")
+    try #require(made.status == 0, "\(made.error)")
+    let before = try fileSnapshot(cli.library)
+    let refused = try cli("import", "goodreads", Self.export("goodreads.csv"), "--as", "bob")
+    #expect(refused.status == 1 && refused.error.contains("bob"))
+    #expect(try fileSnapshot(cli.library) == before)
+    #expect(try cli("import", "goodreads", Self.export("goodreads.csv"), "--as", "alice").status == 0)
+    #expect(try cli("list", "--by", "alice").output.hasSuffix("4 reviews\n"))
+    #expect(try reviews(cli)["Les Misérables by Victor Hugo"]?["createdBy"] as? String == "Alice")
+  }
+
   /// `--json` gives the report for scripts: each entry with its review, file and line.
   @Test func theReportIsJSONForScripts() throws {
     let cli = try library()
