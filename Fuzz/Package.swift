@@ -24,5 +24,7 @@ let package = Package(
       name: "fuzz-bundle", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
     .executableTarget(
       name: "fuzz-markdown", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
+    .executableTarget(
+      name: "fuzz-imports", dependencies: [.product(name: "Catalogue", package: "catalogue")]),
   ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (with AddressSanitizer) and runs each for SECONDS.
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp heif icc exif bundle markdown)
+#   Fuzz/run.sh [SECONDS] [TARGET...]      (default 600 seconds; targets: jpeg png webp heif icc exif bundle markdown imports)
 #
 # Each target's corpus starts from the fixtures and grows in Fuzz/corpus/TARGET (not
 # committed). A crashing input is written to Fuzz/crashes/TARGET/; copy it into
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp heif icc exif bundle markdown)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp heif icc exif bundle markdown imports)
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
@@ -42,6 +42,11 @@ if start >= 0:
     open(sys.argv[2], "wb").write(data[start + 6:start - 2 + length])
 PY
       done
+      ;;
+    imports)
+      # The services' exports and the broken files of the import fixtures.
+      cp -n "$fixtures"/imports/*.csv "$fixtures"/imports/letterboxd/*.csv "$fixtures"/imports/hostile/*.csv "$corpus"/ \
+        2>/dev/null || true
       ;;
     markdown)
       # Review bodies with every kind of spoiler markup, and the sample library's bodies.

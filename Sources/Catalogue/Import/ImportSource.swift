@@ -89,6 +89,35 @@ public enum ImportSource: String, Sendable, CaseIterable {
     }
   }
 
+  /// What a CSV export of this service (of Letterboxd, its `reviews.csv`) holds, read from
+  /// `bytes` as an import reads it, with nothing written: its entries (rated or reviewed, which
+  /// an import adds unless they are unreviewed), the entries it skips whatever is asked (books
+  /// to read, entries neither rated nor reviewed), and the rows that cannot be read; or why the
+  /// file cannot be read at all. What the
+  /// fuzzer drives, and a check a script can make of a file before importing it.
+  public func survey(csv bytes: [UInt8], file: String) -> Result<
+    (entries: Int, skipped: Int, malformed: Int), CatalogueError
+  > {
+    do throws(CatalogueError) {
+      let table = try Self.table(bytes, file: file, path: file)
+      let read: Read
+      switch self {
+      case .letterboxd: read = try Self.letterboxdReviews(table)
+      case .goodreads: read = try Self.goodreads(table)
+      case .imdb: read = try Self.imdb(table)
+      case .storygraph: read = try Self.storygraph(table)
+      }
+      return .success((read.entries.count, read.skipped.count, read.problems.count))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// A Letterboxd `reviews.csv` alone.
+  static func letterboxdReviews(_ table: CSVTable) throws(CatalogueError) -> Read {
+    try letterboxd(ExportFiles(tables: ["reviews.csv": table], path: table.file))
+  }
+
   /// The CSV file at `path`, read whole.
   static func table(_ path: String) throws(CatalogueError) -> CSVTable {
     let name = (path as NSString).lastPathComponent
@@ -332,6 +361,15 @@ struct ExportFiles {
   let source: ImportSource
   /// The files by name (the last part of each path), for a ZIP; nil for a folder.
   private var zipped: [String: [UInt8]]?
+  /// Files already read, by name.
+  private var tables: [String: CSVTable]?
+
+  /// An export of files already read.
+  init(tables: [String: CSVTable], path: String) {
+    self.path = path
+    self.source = .letterboxd
+    self.tables = tables
+  }
 
   init(path: String, source: ImportSource) throws(CatalogueError) {
     self.path = path
@@ -366,6 +404,7 @@ struct ExportFiles {
 
   /// The CSV file `name` of the export, or nil when it has none.
   func table(_ name: String) throws(CatalogueError) -> CSVTable? {
+    if let tables { return tables[name] }
     if let zipped {
       guard let bytes = zipped[name] else { return nil }
       return try ImportSource.table(bytes, file: name, path: path)
