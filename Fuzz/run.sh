@@ -17,14 +17,25 @@ targets=("$@")
 fixtures=$(dirname "$here")/Fixtures
 
 (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
-# A build left half done (a source changed under it) can link the catalogue's modules without
-# coverage, and libFuzzer then finds nothing new however long it runs: a harness must count the
-# catalogue's code, tens of thousands of counters, not its own few hundred.
-counters=$("$here/.build/release/fuzz-${targets[0]}" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
-if [ "${counters:-0}" -lt 5000 ]; then
-  echo "run.sh: the harnesses count ${counters:-no} coverage counters: building them again from scratch" >&2
+# Some builds link the catalogue's modules without coverage (seen after an incremental build,
+# and now and then from scratch), and libFuzzer then finds nothing new however long it runs: a
+# harness must count the catalogue's code, tens of thousands of counters, not its own few
+# hundred. Such a build is made again from scratch, up to three times, and never run.
+counters() {
+  "$here/.build/release/fuzz-${targets[0]}" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' |
+    head -1
+}
+for attempt in 1 2 3; do
+  count=$(counters)
+  [ "${count:-0}" -ge 5000 ] && break
+  echo "run.sh: the harnesses count ${count:-no} coverage counters, not the catalogue's: building them again" >&2
   rm -rf "$here/.build"
   (cd "$here" && swift build -c release --sanitize=fuzzer --sanitize=address 2>&1 | tail -1)
+done
+count=$(counters)
+if [ "${count:-0}" -lt 5000 ]; then
+  echo "run.sh: the harnesses still count ${count:-no} coverage counters: fuzzing them would find nothing" >&2
+  exit 1
 fi
 
 seed() {

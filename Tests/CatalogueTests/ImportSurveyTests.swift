@@ -39,4 +39,23 @@ struct ImportSurveyTests {
       .get()
     #expect(short.entries >= 1 && short.malformed == 1, "\(short)")
   }
+
+  /// A rating far past any scale (the fuzzer's find, Fixtures/fuzz/imports/huge-rating.csv:
+  /// 1.1e35 stars) is five stars, not a trap converting it to an integer.
+  @Test func aRatingPastAnyScaleIsFiveStars() throws {
+    let bytes = try Fixture.bytes(Fixture.root.appendingPathComponent("fuzz/imports/huge-rating.csv").path)
+    let survey = try ImportSource.letterboxd.survey(csv: bytes, file: "huge-rating.csv").get()
+    #expect(survey.entries > 0)
+    let cli = TemporaryFolder()
+    let library = try Library.create(at: cli.file("Library"))
+    let export = cli.file("export")
+    try FileManager.default.createDirectory(atPath: export, withIntermediateDirectories: true)
+    try Data(bytes).write(to: URL(fileURLWithPath: export + "/reviews.csv"))
+    var options = ImportOptions()
+    options.skipMalformed = true
+    let report = try library.importHistory(.letterboxd, from: export, options: options)
+    let added = try report.added.compactMap(\.review).map { try library.review($0) }
+    let huge = try #require(added.first { $0.sources.first?.rating == "111111111111111111111111111111111115/5" })
+    #expect(huge.rating == 5)
+  }
 }

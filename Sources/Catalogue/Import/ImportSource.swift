@@ -35,8 +35,9 @@ public enum ImportSource: String, Sendable, CaseIterable {
   /// Whole stars for a rating of `value` out of `scale`, by the rule above.
   static func stars(_ value: Double, of scale: Double) -> Int {
     guard value > 0 else { return 0 }
-    let fives = value * 5 / scale
-    return min(5, max(1, Int((fives + 0.5).rounded(.down))))
+    // Bounded before it is made an integer: a rating of 1e300 in a file is 5 stars, not a trap.
+    let fives = min(value * 5 / scale, 5)
+    return max(1, Int((fives + 0.5).rounded(.down)))
   }
 
   /// A rating as the service wrote it, or nil when there is none (empty or 0, Goodreads'
