@@ -163,7 +163,7 @@ struct RenditionTests {
         try other.execute(Schema.connectionSQL)
         try other.execute("DELETE FROM review_images; DELETE FROM images; DELETE FROM reviews")
       } catch {
-        throw .database(error)
+        throw CatalogueError(error)
       }
     }
     #expect(throws: CatalogueError.imageNotInLibrary(sha256: sha256)) {

@@ -187,7 +187,7 @@ struct FailureWordingTests {
     .duplicatePicture(file: "a.jpg", sha256: String(repeating: "b", count: 64), position: 1),
     .fileTooLarge(path: "big.jpg", bytes: 300 << 20, cap: 200 << 20), .notText(path: "body.md"),
     .invalidReview(["title is empty"]), .reviewChanged(id: "abcd", title: "T", by: "ada"),
-    .database(DatabaseError(code: 5, message: "database is locked")), .interrupted,
+    .database(RecordStoreFailure(kind: .busy, code: "5", message: "database is locked")), .interrupted,
   ]
 
   @Test(arguments: errors)

@@ -85,7 +85,7 @@ public struct CheckReport: Sendable, Equatable {
   /// ``Library/init(opening:upgrading:fileStore:)``): a finding with advice, or `nil` when the
   /// error is not about the database.
   /// `headerFixes` says what a repair would set right in the file's header, when that is what
-  /// is wrong with it (``Library/damagedHeader(ofLibraryAt:)``).
+  /// is wrong with it (``SQLiteRecords/damagedHeader(ofLibraryAt:)``).
   public static func unopenable(_ error: CatalogueError, quick: Bool, headerFixes: [String]? = nil) -> CheckReport? {
     let finding: Finding
     switch error {

@@ -41,10 +41,10 @@ extension Library {
     do {
       library = try Library(opening: path, upgrading: false)
     } catch {
-      let headerFixes = damagedHeader(ofLibraryAt: path)
+      let headerFixes = SQLiteRecords.damagedHeader(ofLibraryAt: path)
       guard let report = CheckReport.unopenable(error, quick: quick, headerFixes: headerFixes) else { throw error }
       guard repair, headerFixes != nil, let finding = report.findings.first,
-        let actions = try repairDatabaseHeader(at: path, dryRun: dryRun, now: now)
+        let actions = try SQLiteRecords.repairDatabaseHeader(at: path, dryRun: dryRun, now: now)
       else { return CheckOutcome(report: report) }
       var done = RepairReport(
         dryRun: dryRun, actions: actions.map { RepairReport.Action(finding: finding, action: $0) }, unrepaired: [])
@@ -140,7 +140,7 @@ extension Library {
       } catch {
         // Too damaged to be rebuilt where it is (its configuration unreadable, say): the
         // database is rebuilt around it.
-        if case .database(let cause) = error, cause.isBusy { throw error }
+        if case .database(let cause) = error, cause.kind == .busy { throw error }
         for action in try repairDatabase(dryRun: false, now: now) { did(finding, action) }
       }
     }

@@ -375,9 +375,7 @@ extension Library {
     try query.validate()
     let search = try query.search.map { (text) throws(CatalogueError) in try SearchQuery.parse(text) }
     return try read { () throws(CatalogueError) -> ReviewPage in
-      let (total, totalIsEstimate, rows) = try records.page(
-        query, match: search?.expression, maximumSteps: search?.maximumSteps ?? SearchQuery.maximumSteps,
-        rankingWindow: rankingWindow)
+      let (total, totalIsEstimate, rows) = try records.page(query, search: search, rankingWindow: rankingWindow)
       var reviews: [ReviewSummary] = []
       for row in rows {
         var cover: StoredImage?

@@ -42,8 +42,8 @@ public final class Library {
   /// marks a review updated records it as `updated_by`; a new review records it as
   /// `created_by` too.
   public var author: String?
-  /// `PRAGMA data_version` when the settings were last read (see ``refreshIfChanged()``).
-  private var settingsVersion: Int?
+  /// The records' change token when the settings were last read (see ``refreshIfChanged()``).
+  private var settingsVersion: RecordsChangeToken?
   /// Called just before an import's records are committed; a test makes it fail to check that
   /// nothing is half-linked.
   var beforeCommitHook: (() throws(CatalogueError) -> Void)?
@@ -83,10 +83,9 @@ public final class Library {
     let store = fileStore ?? LocalFileStore(root: path)
     if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
     try store.makeEmptyRoot()
-    let database = try SQLiteRecords.connect(
-      path: "\(path)/\(LibraryLayout.database)", create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-    try Schema.migrate(database, path: path)
-    return try Library(path: path, files: store, database: database)
+    let records = try SQLiteRecords.create(
+      file: "\(path)/\(LibraryLayout.database)", library: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    return try Library(path: path, files: store, records: records)
   }
 
   /// Opens the library in `path`. A folder without a database, a database file that is empty,
@@ -104,48 +103,17 @@ public final class Library {
       }
       throw .notALibrary(path: path)
     }
-    let file = "\(path)/\(LibraryLayout.database)"
-    let database: Database
-    do {
-      database = try SQLiteRecords.connect(
-        path: file, create: false, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
-    } catch {
-      throw Self.damaged(error, file: file)
-    }
-    var found = 0
-    do throws(CatalogueError) {
-      found = try Schema.version(of: database)
-      if found == 0 {
-        throw .damagedDatabase(
-          path: file, reason: "it is an SQLite database, but not a catalogue's (schema version 0)")
-      }
-      if found < Schema.current && !upgrading {
-        throw .olderSchema(path: path, found: found, known: Schema.current)
-      }
-      if found < Schema.current, let reason = database.readOnlyReason {
-        throw .readOnlyLibrary(path: path, reason: reason)
-      }
-      try Schema.migrate(database, path: path)
-      if upgrading && database.readOnlyReason == nil { try Schema.useWriteAheadLog(database) }
-    } catch {
-      throw Self.damaged(error, file: file)
-    }
-    try self.init(path: path, files: store, database: database)
+    let (records, found) = try SQLiteRecords.open(
+      file: "\(path)/\(LibraryLayout.database)", library: path, upgrading: upgrading,
+      busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+    try self.init(path: path, files: store, records: records)
     openedSchemaVersion = found
   }
 
-  /// SQLite's "not a database" and "corrupt" as a damaged database; other errors as they are.
-  private static func damaged(_ error: CatalogueError, file: String) -> CatalogueError {
-    guard case .database(let cause) = error, cause.primaryCode == 26 || cause.primaryCode == 11 else {
-      return error
-    }
-    return .damagedDatabase(path: file, reason: "SQLite cannot read it (\(cause.message))")
-  }
-
-  private init(path: String, files: any FileStore, database: Database) throws(CatalogueError) {
+  private init(path: String, files: any FileStore, records: any RecordStore) throws(CatalogueError) {
     self.path = path
     self.files = files
-    self.records = SQLiteRecords(database)
+    self.records = records
     self.thumbnailSpec = .default
     self.decodeOptions = DecodeOptions()
     try loadSettings()
@@ -153,7 +121,7 @@ public final class Library {
 
   /// Reads the library's settings into this instance; a value no build writes is refused.
   private func loadSettings() throws(CatalogueError) {
-    let version = try records.dataVersion()
+    let version = try records.changeToken()
     let settings = try records.settings()
     var spec = ThumbnailSpec.default
     var options = DecodeOptions()
@@ -216,7 +184,7 @@ public final class Library {
   /// server's page cache needs to know.
   @discardableResult
   public func refreshIfChanged() throws(CatalogueError) -> Bool {
-    guard try records.dataVersion() != settingsVersion else { return false }
+    guard try records.changeToken() != settingsVersion else { return false }
     try loadSettings()
     return true
   }

@@ -395,7 +395,7 @@ enum Schema {
     do {
       try SearchIndex.prepare(database)
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
     let known = migrations.last?.version ?? 0
     let found = try version(of: database)
@@ -408,7 +408,7 @@ enum Schema {
           try database.execute(migration.sql)
           try database.execute("PRAGMA user_version = \(migration.version)")
         } catch {
-          throw .database(error)
+          throw CatalogueError(error)
         }
       }
     }
@@ -416,7 +416,7 @@ enum Schema {
     do {
       try database.execute(connectionSQL)
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
   }
 
@@ -432,7 +432,7 @@ enum Schema {
     } catch {
       // Busy: another connection holds the file in its old mode; it stays as it was.
       if error.isBusy { return }
-      throw .database(error)
+      throw CatalogueError(error)
     }
   }
 
@@ -441,7 +441,7 @@ enum Schema {
       guard case .integer(let version) = try database.scalar("PRAGMA user_version") else { return 0 }
       return Int(version)
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
   }
 }

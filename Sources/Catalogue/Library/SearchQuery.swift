@@ -1,10 +1,11 @@
 import Foundation
 
-/// Turns what a user types into an FTS5 query that cannot be a syntax error, and that costs
-/// a bounded amount to answer.
+/// Turns what a user types into a search that cannot be a syntax error, and that costs a
+/// bounded amount to answer: the terms a record store looks for, each store in its own
+/// language (``SQLiteRecords`` as an FTS5 expression).
 ///
 /// Words must all occur (in any order); `word*` matches words starting with `word`;
-/// `"several words"` matches that phrase. Everything else the FTS5 grammar gives meaning to
+/// `"several words"` matches that phrase. Everything else a search grammar gives meaning to
 /// (parentheses, `NEAR`, column filters, stray quotes) is taken as plain text. The words are
 /// normalised as the index normalises the text (``SearchText``): a Chinese or Japanese word is
 /// looked for as the phrase of its pairs of characters, a single character as a prefix.
@@ -13,7 +14,8 @@ import Foundation
 /// per word for every review that matches, so a search is refused (never cut short silently)
 /// past ``maximumWords`` words or ``maximumCharacters`` characters, or with a prefix shorter
 /// than ``minimumPrefix``, which would merge the lists of thousands of words; and what is
-/// left is bounded in SQLite's own work by ``maximumSteps``.
+/// left is bounded by the record store in its own work (SQLite's steps, see
+/// ``SQLiteRecords``), past which it is refused as ``tooBroad``.
 enum SearchQuery {
   /// The most words a search looks for, a phrase's words included.
   static let maximumWords = 32
@@ -23,11 +25,6 @@ enum SearchQuery {
   /// prefixes of 2 and 3 (`prefix = '2 3'`), and a 2-letter prefix still takes the words of a
   /// thirtieth of the vocabulary, whose relevance is costly to score.
   static let minimumPrefix = 3
-  /// The most steps of SQLite's virtual machine a search of one word may take, its count and
-  /// page together: about 17 a matching review, so a word in all of 100,000 reviews (1.7
-  /// million) is answered. Scoring a review's relevance costs more the more words there are
-  /// to score, so a search of `n` words has `4 / (n + 3)` of it (see ``Parsed/maximumSteps``).
-  static let maximumSteps = 2_000_000
 
   /// How many of a search's matches are ranked by relevance: the newest this many. Finding
   /// them is a walk down FTS5's lists that stops there, and scoring each costs about half a
@@ -38,28 +35,30 @@ enum SearchQuery {
   /// word in most of 100,000 reviews would cost fifty times as much.
   static let rankingWindow = 2_000
 
-  /// What a search that took more than ``maximumSteps`` says.
+  /// What a search that costs the record store more than it allows says.
   static let tooBroad =
     "this search matches too much to rank: narrow it with rarer words, longer prefixes or a filter"
 
-  /// A search as SQLite is asked it.
+  /// A search as a record store is asked it: every term must occur.
   struct Parsed: Equatable {
-    /// The FTS5 expression.
-    var expression: String
-    /// The words it looks for, a phrase's words included.
-    var words: Int
+    /// The terms, each a word or a phrase of words (normalised as the index is given them),
+    /// the last word of each a prefix when `prefix`.
+    var terms: [Term]
 
-    /// The steps of SQLite's virtual machine this search may take: measured on 100,000
-    /// reviews, two words in nearly all of them take 1.7 million steps and 0.2 s, eight in
-    /// two thirds of them 1.2 million and 0.3 s, twelve (6 words, 6 prefixes) 1.4 million and
-    /// 0.6 s; with the share of ``SearchQuery/maximumSteps`` for their words, the last two are
-    /// refused and the first is just answered.
-    var maximumSteps: Int { SearchQuery.maximumSteps * 4 / (max(1, words) + 3) }
+    /// The words it looks for, a phrase's words included.
+    var words: Int { terms.reduce(0) { $0 + $1.words.count } }
   }
 
-  /// `text` as SQLite is asked it; `.invalidQuery` when it cannot be asked: no letters or
-  /// digits to look for, a NUL (which SQLite's FTS5 reads as the end of the query), or past
-  /// the limits above.
+  /// A word, or a phrase of several, to look for.
+  struct Term: Equatable {
+    var words: [String]
+    /// Whether the last word matches every word that starts with it.
+    var prefix: Bool
+  }
+
+  /// `text` as a record store is asked it; `.invalidQuery` when it cannot be asked: no
+  /// letters or digits to look for, a NUL (which SQLite's FTS5 reads as the end of the query,
+  /// and PostgreSQL's text cannot hold), or past the limits above.
   static func parse(_ text: String) throws(CatalogueError) -> Parsed {
     if text.unicodeScalars.contains("\0") {
       throw .invalidQuery("a search cannot hold a NUL character (U+0000): leave it out")
@@ -85,16 +84,13 @@ enum SearchQuery {
     guard !terms.isEmpty else {
       throw .invalidQuery("search \"\(text)\" has no words to look for: give letters or digits")
     }
-    return Parsed(
-      expression: terms.map { quoted($0.words.joined(separator: " ")) + ($0.prefix ? "*" : "") }
-        .joined(separator: " "),
-      words: words)
+    return Parsed(terms: terms.map { Term(words: $0.words, prefix: $0.prefix) })
   }
 
-  /// A word or a phrase as typed (without its quotes or `*`), the words FTS5 will look for in
-  /// it (normalised as the index is given them), and whether its last is a prefix: typed so, or
+  /// A word or a phrase as typed (without its quotes or `*`), the words the index will be asked
+  /// for in it (normalised as the index is given them), and whether its last is a prefix: typed so, or
   /// a single Chinese, Japanese or Korean character.
-  private struct Term {
+  private struct Typed {
     var text: String
     var words: [String]
     var typedPrefix: Bool
@@ -116,8 +112,8 @@ enum SearchQuery {
     }
   }
 
-  private static func terms(_ text: String) -> [Term] {
-    var terms: [Term] = []
+  private static func terms(_ text: String) -> [Typed] {
+    var terms: [Typed] = []
     var scalars = Substring(text).unicodeScalars[...]
     while let first = scalars.first {
       if first.properties.isWhitespace {
@@ -128,7 +124,7 @@ enum SearchQuery {
         let rest = scalars.dropFirst()
         let end = rest.firstIndex(of: "\"") ?? rest.endIndex
         let phrase = String(String.UnicodeScalarView(rest[..<end])).trimmingWhitespace()
-        if let term = Term(phrase, typedPrefix: false) { terms.append(term) }
+        if let term = Typed(phrase, typedPrefix: false) { terms.append(term) }
         scalars = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
         continue
       }
@@ -137,12 +133,8 @@ enum SearchQuery {
       scalars = scalars[end...]
       let prefix = word.hasSuffix("*")
       while word.hasSuffix("*") { word.removeLast() }
-      if let term = Term(word, typedPrefix: prefix) { terms.append(term) }
+      if let term = Typed(word, typedPrefix: prefix) { terms.append(term) }
     }
     return terms
-  }
-
-  private static func quoted(_ term: some StringProtocol) -> String {
-    "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }

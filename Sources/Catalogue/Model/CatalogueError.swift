@@ -59,7 +59,8 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
   case textTooLarge(path: String, cap: Int)
   /// A text file (a review's body) is not UTF-8.
   case notText(path: String)
-  case database(DatabaseError)
+  /// The record store failed; ``RecordStoreFailure/kind`` says how.
+  case database(RecordStoreFailure)
   /// A library setting holds a value this build cannot use.
   case badSetting(key: String, value: String)
   /// A record holds a value no build writes (`what`: "review 0123…", "image ab12…").
@@ -206,10 +207,14 @@ public enum CatalogueError: Error, Equatable, Sendable, CustomStringConvertible 
     case .notText(let path):
       return "\(path) is not UTF-8 text: save it as UTF-8 and try again"
     case .database(let error):
-      if error.isBusy {
+      if error.kind == .busy {
         return "the library is busy: another catalogue command held it too long (\(error.message)); try again"
       }
-      if error.isDamage {
+      if error.kind == .unavailable {
+        return
+          "the library's database cannot be reached (\(error.message)): check that its server is running, and try again"
+      }
+      if error.kind == .damaged {
         return "the library's database is damaged (\(error.message)): `catalogue check` says what is wrong, "
           + "and `catalogue check --repair` repairs it (keeping a copy of the damaged file)"
       }
@@ -287,7 +292,7 @@ extension CatalogueError {
   }
 
   /// Wraps a SQLite failure.
-  init(_ error: DatabaseError) { self = .database(error) }
+  init(_ error: DatabaseError) { self = .database(RecordStoreFailure(error)) }
 }
 
 extension CatalogueError {
@@ -303,7 +308,7 @@ extension CatalogueError {
       return FileSystem.space(at: folder.isEmpty ? "." : folder)?.freeInodes == 0 ? .noFreeInodes : .diskFull
     case .io(_, _, let code) where code == EROFS:
       return .readOnlyDisk
-    case .database(let cause) where cause.primaryCode == 13:
+    case .database(let cause) where cause.kind == .full:
       return .diskFull
     default:
       return nil

@@ -16,14 +16,10 @@ protocol RecordStore: AnyObject {
   // The store itself: how damaged, and its repairs (see SQLiteRecovery.swift).
   /// What the store's own check finds; never fails on damage.
   func damage(quick: Bool) -> DatabaseDamage
-  /// Rebuilds the indexes from the tables; whether the store is whole afterwards (nothing
-  /// changes when it is not).
-  func rebuildIndexes() throws(CatalogueError) -> Bool
-  /// Rebuilds the store from every row that reads, through a new file at `path`.
-  func rebuild(into path: String) throws(CatalogueError) -> RecoveryReport
-  /// Copies the store's files, byte for byte as they are, into the folder at `path` (made
-  /// already); within a write transaction.
-  func keepCopy(in path: String) throws(CatalogueError)
+  /// Repairs the damaged store: first a copy of what is damaged goes into the folder `folder`
+  /// (made already; `shown` is how the actions name it), then what can be rebuilt is rebuilt
+  /// from what still reads. What was done, as repair actions.
+  func repairDamage(copyingTo folder: String, shownAs shown: String) throws(CatalogueError) -> [String]
 
   // Transactions: all of the body or none; a write waits its turn.
   func writeTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T
@@ -64,11 +60,11 @@ protocol RecordStore: AnyObject {
   func reviewTitle(id: String) throws(CatalogueError) -> String?
   func reviewCount() throws(CatalogueError) -> Int
   func categoryLabels(publishedOnly: Bool) throws(CatalogueError) -> [String]
-  /// A page for `query`, its search given as an FTS5 expression: how many match (estimated when
-  /// a search by relevance matches more than `rankingWindow`: only the newest that many are
-  /// ranked), and the rows. A search taking SQLite more than `maximumSteps` steps is refused
-  /// as too broad.
-  func page(_ query: ReviewQuery, match: String?, maximumSteps: Int, rankingWindow: Int) throws(CatalogueError)
+  /// A page for `query`, with its search parsed: how many match (estimated when a search by
+  /// relevance matches more than `rankingWindow`: only the newest that many are ranked), and
+  /// the rows. A search that would cost the store more than it allows is refused as
+  /// ``SearchQuery/tooBroad``.
+  func page(_ query: ReviewQuery, search: SearchQuery.Parsed?, rankingWindow: Int) throws(CatalogueError)
     -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow])
 
   // Images and links
@@ -154,14 +150,19 @@ protocol RecordStore: AnyObject {
   /// Every reviewer's stored fields, for check.
   func userRows() throws(CatalogueError) -> [UserRow]
 
-  /// A number that changes when another connection commits (`PRAGMA data_version`).
-  func dataVersion() throws(CatalogueError) -> Int
+  /// A token that changes when another connection or process commits a change to the records
+  /// (SQLite's `PRAGMA data_version`); it may change on this instance's own commits too.
+  /// Tokens of one instance compare; tokens of two do not.
+  func changeToken() throws(CatalogueError) -> RecordsChangeToken
   /// Bounds the memory the store's connection takes (no memory mapping, a small page cache).
   func limitMemory(cacheBytes: Int) throws(CatalogueError)
 
   // The store itself
-  func integrityProblems(quick: Bool) throws(CatalogueError) -> [String]
-  func foreignKeyViolations() throws(CatalogueError) -> [(table: String, parent: String)]
+  /// What the store finds wrong with itself (a damaged file or database, references to records
+  /// that do not exist, a schema of another version, a search index out of step with the
+  /// reviews), as check findings, and whether it is damaged: then everything read through it
+  /// may be incomplete. Never fails: a failure to look is a finding.
+  func storeFindings(quick: Bool) -> (findings: [Finding], damaged: Bool)
   func searchIndexInStep() throws(CatalogueError) -> Bool
   func rebuildSearchIndex() throws(CatalogueError)
   /// The reviews whose card (how many pictures, the cover and its description, kept on the
@@ -169,6 +170,11 @@ protocol RecordStore: AnyObject {
   func cardsOutOfStep() throws(CatalogueError) -> [String]
   /// Sets the cards of the reviews `ids` from their links again.
   func refreshCards(of ids: [String]) throws(CatalogueError)
+}
+
+/// What ``RecordStore/changeToken()`` gives: equal while nothing was committed.
+struct RecordsChangeToken: Equatable {
+  var value: Int
 }
 
 /// A review's fields, as stored.

@@ -117,14 +117,14 @@ extension SQLiteRecords {
           try database.execute("REINDEX")
           try database.run("INSERT INTO reviews_fts (reviews_fts) VALUES ('rebuild')")
         } catch {
-          throw .database(error)
+          throw CatalogueError(error)
         }
         // Still damaged: the transaction is rolled back, nothing half-done stays.
         guard damage(quick: false).isWhole else { throw .internalFailure("the indexes did not make it whole") }
       }
       return true
     } catch {
-      if case .database(let cause) = error, cause.isBusy { throw error }
+      if case .database(let cause) = error, cause.kind == .busy { throw error }
       return false
     }
   }
@@ -143,7 +143,7 @@ extension SQLiteRecords {
       fresh = try Database(path: path, create: true)
       try fresh.execute("PRAGMA foreign_keys = OFF; PRAGMA synchronous = OFF")
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
     // Copied in by then (or not needed): a file left here would hold only a copy.
     defer { try? FileSystem.remove(path) }
@@ -167,7 +167,7 @@ extension SQLiteRecords {
       try database.replaceContents(with: fresh)
       try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     } catch let error as DatabaseError {
-      throw .database(error)
+      throw CatalogueError(error)
     } catch let error as CatalogueError {
       throw error
     } catch {
@@ -387,5 +387,40 @@ extension SQLiteRecords {
     case .text(let text): return text
     case .blob(let bytes): return "\(bytes.count) bytes"
     }
+  }
+}
+
+extension SQLiteRecords {
+  /// Repairs the damaged database: a copy of its file (and its write-ahead log) goes into
+  /// `folder` (made already; `shown` is how actions name it) first; then the indexes and the
+  /// search index are rebuilt from the tables, in one transaction; when that is not enough (a
+  /// table's pages are damaged, or an index's too badly to be freed), the database is rebuilt
+  /// from every row that still reads, rows on damaged pages put together from what the table's
+  /// indexes hold, and the rebuilt database becomes the library's, page for page, in one
+  /// transaction. What was done, as repair actions.
+  func repairDamage(copyingTo folder: String, shownAs shown: String) throws(CatalogueError) -> [String] {
+    var actions = ["kept a copy of the damaged database in \(shown)/"]
+    try writeTransaction { () throws(CatalogueError) in try keepCopy(in: folder) }
+    if try rebuildIndexes() {
+      actions.append("rebuilt the indexes and the search index from the tables: the database is whole again")
+      return actions
+    }
+    let rebuilt = try rebuild(into: "\(folder)/rebuilt.sqlite")
+    var read: [String] = []
+    for table in rebuilt.tables where table.read + table.fromIndexes.count + table.lost > 0 {
+      var text = "\(table.name): \(table.read) read"
+      if !table.fromIndexes.isEmpty {
+        text +=
+          ", \(table.fromIndexes.count) put together from its indexes (\(table.fromIndexes.joined(separator: "; ")))"
+      }
+      if table.lost > 0 { text += ", \(table.lost) lost" }
+      read.append(text)
+    }
+    var action = "rebuilt the database from what still reads (" + read.joined(separator: "; ") + ")"
+    if rebuilt.tables.contains(where: { $0.name == "reviews" && !$0.fromIndexes.isEmpty }) {
+      action += "; a review put together from its indexes has lost its text: write it again with `catalogue edit`"
+    }
+    actions.append(action)
+    return actions
   }
 }

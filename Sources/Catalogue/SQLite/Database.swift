@@ -158,7 +158,7 @@ final class Database {
     do {
       try check(sqlite3_file_control(handle, "main", operation, &pointer))
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
     guard let opened = pointer, let methods = opened.pointee.pMethods, let fileSize = methods.pointee.xFileSize,
       let read = methods.pointee.xRead
@@ -167,7 +167,7 @@ final class Database {
     do {
       try check(fileSize(opened, &size))
     } catch {
-      throw .database(error)
+      throw CatalogueError(error)
     }
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     var offset: sqlite3_int64 = 0
@@ -177,7 +177,7 @@ final class Database {
       // A short read fills the rest with zeros: the copy is as long as the file said.
       // SQLITE_IOERR_SHORT_READ, a composite macro.
       guard status == SQLITE_OK || status == SQLITE_IOERR | (2 << 8) else {
-        throw .database(DatabaseError(code: status, message: String(cString: sqlite3_errstr(status))))
+        throw CatalogueError(DatabaseError(code: status, message: String(cString: sqlite3_errstr(status))))
       }
       try chunk.withUnsafeBufferPointer { (bytes) throws(CatalogueError) in
         try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<count])))
@@ -364,7 +364,7 @@ final class Database {
     case .read: throw .internalFailure("a write transaction was begun inside a read transaction")
     case nil: break
     }
-    do { try execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+    do { try execute("BEGIN IMMEDIATE") } catch { throw CatalogueError(error) }
     transaction = .write
     defer {
       transaction = nil
@@ -372,7 +372,7 @@ final class Database {
     }
     do throws(CatalogueError) {
       let result = try body()
-      do { try execute("COMMIT") } catch { throw CatalogueError.database(error) }
+      do { try execute("COMMIT") } catch { throw CatalogueError(error) }
       return result
     } catch {
       try? execute("ROLLBACK")
@@ -387,7 +387,7 @@ final class Database {
   func lockedLook<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     guard transaction == nil else { return try body() }
     // A connection that cannot write takes no write lock: no one writes through it.
-    do { try execute(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch { throw .database(error) }
+    do { try execute(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch { throw CatalogueError(error) }
     transaction = .write
     defer {
       transaction = nil
@@ -400,7 +400,7 @@ final class Database {
   /// another transaction, `body` simply joins it.
   func readTransaction<T>(_ body: () throws(CatalogueError) -> T) throws(CatalogueError) -> T {
     if transaction != nil { return try body() }
-    do { try execute("BEGIN DEFERRED") } catch { throw .database(error) }
+    do { try execute("BEGIN DEFERRED") } catch { throw CatalogueError(error) }
     transaction = .read
     defer {
       transaction = nil

@@ -37,3 +37,19 @@ public struct DatabaseError: Error, Equatable, Sendable, CustomStringConvertible
     return text
   }
 }
+
+extension RecordStoreFailure {
+  /// SQLite's failure, in the words every store gives.
+  init(_ error: DatabaseError) {
+    let kind: Kind
+    switch error.primaryCode {
+    case 5, 6: kind = .busy  // SQLITE_BUSY, SQLITE_LOCKED
+    case 8: kind = .readOnly  // SQLITE_READONLY
+    case 9: kind = .interrupted  // SQLITE_INTERRUPT
+    case 13: kind = .full  // SQLITE_FULL
+    case 19: kind = .constraint  // SQLITE_CONSTRAINT
+    default: kind = error.isDamage ? .damaged : .other
+    }
+    self.init(kind: kind, code: String(error.code), message: error.message, statement: error.sql)
+  }
+}

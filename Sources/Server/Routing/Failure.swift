@@ -57,8 +57,10 @@ struct Failure: Error, Sendable, Equatable {
       self.init(404, "review \(review) has no picture \(reference): it may have been removed")
     case .badImageReference(let reference):
       self.init(404, "no picture \(reference) in this review: the address is mistyped")
-    case .database(let cause) where cause.isBusy:
+    case .database(let cause) where cause.kind == .busy:
       self.init(503, "the catalogue is busy saving another change: try again in a few seconds")
+    case .database(let cause) where cause.kind == .unavailable:
+      self.init(503, "the catalogue cannot reach its database just now: try again in a few seconds")
     // The command line's words name its flag; a script says it in the JSON it sends.
     case .unknownCategory(let label, let suggestion):
       self.init(
@@ -119,7 +121,7 @@ struct Failure: Error, Sendable, Equatable {
       return status(of: reason)
     case .picturesRefused(let failures, _):
       return failures.first.map { status(of: $0.error) } ?? 400
-    case .database(let cause) where cause.isBusy:
+    case .database(let cause) where cause.kind == .busy || cause.kind == .unavailable:
       return 503
     case .interrupted:
       return 503

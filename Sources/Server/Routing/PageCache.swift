@@ -8,9 +8,9 @@ import Synchronization
 /// Each page is kept with the library's *generation* when it was made, and given only while
 /// the generation is still the same. The generation moves on whenever anything may have
 /// changed: when a connection of the pool sees that another connection or process has
-/// committed (SQLite's `data_version`, looked at by every request), when the pool opens a new
-/// connection (which cannot tell what changed before it), and after every write the server
-/// makes itself. So a page never outlives a change by more than the request that notices it:
+/// committed (the records' change token, SQLite's `data_version`, looked at by every
+/// request), when the pool opens a new connection (which cannot tell what changed before it),
+/// and after every write the server makes itself. So a page never outlives a change by more than the request that notices it:
 /// the command line's change shows at the next request.
 ///
 /// Only what anyone may see is kept: pages for readers without credentials. Bounded in bytes,
