@@ -53,7 +53,7 @@ final class PostgreSQLConnection {
     guard !conninfo.utf8.contains(0) else {
       throw PostgreSQLError(kind: .other, message: "the connection string holds a NUL character")
     }
-    secrets = Self.passwords(in: conninfo)
+    secrets = try Self.passwords(in: conninfo)
     // Later keywords win: the connection string may set the first two, never the encoding.
     let keywords: [String?] = ["fallback_application_name", "connect_timeout", "dbname", "client_encoding"]
     let values: [String?] = ["catalogue", String(connectTimeout), conninfo, "UTF8"]
@@ -506,21 +506,37 @@ final class PostgreSQLConnection {
   /// The password in a connection string, as libpq reads it and, in a URL, as written
   /// (percent-encoded). Passwords shorter than four characters are not looked for: scrubbing
   /// them would garble every message, and they protect nothing.
-  private static func passwords(in conninfo: String) -> [String] {
-    var found: [String] = []
-    if let options = PQconninfoParse(conninfo, nil) {
-      defer { PQconninfoFree(options) }
-      var option = options
-      while let keyword = option.pointee.keyword {
-        if String(cString: keyword) == "password", let value = option.pointee.val {
-          found.append(String(cString: value))
-        }
-        option += 1
-      }
+  ///
+  /// A connection string libpq cannot read is refused here, and libpq's words on it left out
+  /// when it may hold a password: they quote the string (`missing "=" after "…"`). A string
+  /// with neither `=` nor a URL's scheme is a database's name, as libpq takes it. The
+  /// corresponding C function is `PQconninfoParse`.
+  private static func passwords(in conninfo: String) throws(PostgreSQLError) -> [String] {
+    let isURL = conninfo.hasPrefix("postgresql://") || conninfo.hasPrefix("postgres://")
+    guard isURL || conninfo.contains("=") else { return [] }
+    var message: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(conninfo, &message) else {
+      let words = message.map { String(cString: $0) } ?? "out of memory"
+      PQfreemem(message)
+      let quoted = !conninfo.contains("password") && !(isURL && conninfo.contains("@"))
+      throw PostgreSQLError(
+        kind: .other,
+        message: "the connection string cannot be read"
+          + (quoted
+            ? ": " + words.split(whereSeparator: \.isNewline).joined(separator: " ")
+            : " (libpq's words left out, for they may quote the password)"))
     }
-    if let scheme = conninfo.firstRange(of: "://") {
-      let rest = conninfo[scheme.upperBound...]
-      let authority = rest.prefix { $0 != "/" && $0 != "?" }
+    defer { PQconninfoFree(options) }
+    var found: [String] = []
+    var option = options
+    while let keyword = option.pointee.keyword {
+      if String(cString: keyword) == "password", let value = option.pointee.val {
+        found.append(String(cString: value))
+      }
+      option += 1
+    }
+    if isURL, let scheme = conninfo.firstRange(of: "://") {
+      let authority = conninfo[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
       if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
         found.append(String(authority[authority.index(after: colon)..<at]))
       }
