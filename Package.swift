@@ -29,6 +29,7 @@ let package = Package(
     .systemLibrary(
       name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
     // libjpeg reports fatal errors by longjmp: the setjmp lives in these C entry points.
     .target(name: "CJPEGShims", dependencies: ["CLibJPEG"]),
@@ -62,7 +63,7 @@ let package = Package(
       name: "Catalogue",
       dependencies: [
         "ImagePipeline", "CSQLite3", "CSQLiteShims", "CLibCrypto", "CCMark", "CArchiveShims", "CSystemShims", "CSodium",
-        "CCardShims",
+        "CCardShims", "CLibPQ",
       ],
       swiftSettings: swiftSettings
     ),
