@@ -581,7 +581,7 @@ extension Library {
   static let knownRootEntries: Set<String> = [
     LibraryLayout.database, LibraryLayout.database + "-wal", LibraryLayout.database + "-shm",
     LibraryLayout.database + "-journal", LibraryLock.fileName, LibraryLayout.originals,
-    LibraryLayout.thumbnails, LibraryLayout.cards, LibraryLayout.lostAndFound,
+    LibraryLayout.thumbnails, LibraryLayout.cards, LibraryLayout.lostAndFound, LibraryLayout.databaseLocation,
   ]
 
   /// Whether `path` has the shape of a file the store writes: `originals/ab/<sha>.<ext>`,

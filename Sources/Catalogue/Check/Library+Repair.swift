@@ -34,12 +34,13 @@ extension Library {
   /// that is damaged and a repair is asked for, the header is restored first, and the library
   /// then checked and repaired as usual. See ``checkAndRepair(quick:jobs:repair:dryRun:now:progress:)``.
   public static func checkAndRepair(
-    at path: String, quick: Bool = false, jobs: Int? = nil, repair: Bool, dryRun: Bool = false, now: Date = Date(),
+    at path: String, database: String? = nil, quick: Bool = false, jobs: Int? = nil, repair: Bool,
+    dryRun: Bool = false, now: Date = Date(),
     progress: (@Sendable (CheckPhase, ImportProgress?) -> Void)? = nil
   ) throws(CatalogueError) -> CheckOutcome {
     let library: Library
     do {
-      library = try Library(opening: path, upgrading: false)
+      library = try Library(opening: path, upgrading: false, database: database)
     } catch {
       let headerFixes = SQLiteRecords.damagedHeader(ofLibraryAt: path)
       guard let report = CheckReport.unopenable(error, quick: quick, headerFixes: headerFixes) else { throw error }
@@ -49,7 +50,7 @@ extension Library {
       var done = RepairReport(
         dryRun: dryRun, actions: actions.map { RepairReport.Action(finding: finding, action: $0) }, unrepaired: [])
       if dryRun { return CheckOutcome(report: report, repair: done) }
-      let inner = try Library(opening: path, upgrading: false).checkAndRepair(
+      let inner = try Library(opening: path, upgrading: false, database: database).checkAndRepair(
         quick: quick, jobs: jobs, repair: true, now: now, progress: progress)
       done.actions += inner.repair?.actions ?? []
       done.unrepaired = inner.repair?.unrepaired ?? []

@@ -74,17 +74,28 @@ public final class Library {
   /// How long a command waits for another that holds the database.
   static let busyTimeoutMilliseconds: Int32 = 30_000
 
-  /// Creates an empty library in `path` (made if missing).
-  public static func create(at path: String, fileStore: (any FileStore)? = nil) throws(CatalogueError)
-    -> Library
+  /// Creates an empty library in `path` (made if missing): its records in a SQLite file in the
+  /// folder, or with `database` (a `postgresql://` URL), in that PostgreSQL database, which must
+  /// be empty; the folder then keeps the pictures and the database's URL
+  /// (``LibraryLayout/databaseLocation``).
+  public static func create(at path: String, database: String? = nil, fileStore: (any FileStore)? = nil)
+    throws(CatalogueError) -> Library
   {
     // An empty path would put the library in the file system's root.
     guard !path.isEmpty else { throw .invalidArgument("a library needs a folder, not an empty path") }
     let store = fileStore ?? LocalFileStore(root: path)
-    if store.size(of: LibraryLayout.database) != nil { throw .alreadyALibrary(path: path) }
+    if store.size(of: LibraryLayout.database) != nil || store.size(of: LibraryLayout.databaseLocation) != nil {
+      throw .alreadyALibrary(path: path)
+    }
     try store.makeEmptyRoot()
-    let records = try SQLiteRecords.create(
-      file: "\(path)/\(LibraryLayout.database)", library: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    guard let database else {
+      let records = try SQLiteRecords.create(
+        file: "\(path)/\(LibraryLayout.database)", library: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+      return try Library(path: path, files: store, records: records)
+    }
+    let url = try DatabaseURL(database)
+    let (records, _) = try PostgreSQLRecords.open(url: url.text, library: path, create: true, upgrading: true)
+    try store.write(Array((url.text + "\n").utf8), to: LibraryLayout.databaseLocation)
     return try Library(path: path, files: store, records: records)
   }
 
@@ -93,10 +104,26 @@ public final class Library {
   /// untouched: opening never creates a schema in an existing file. An older schema is brought
   /// up to date when `upgrading` (write commands, `catalogue upgrade`), and refused otherwise,
   /// so that a command that only reads never writes.
-  public convenience init(opening path: String, upgrading: Bool = true, fileStore: (any FileStore)? = nil)
-    throws(CatalogueError)
-  {
+  ///
+  /// The records are in the folder's SQLite file, or in the PostgreSQL database the folder
+  /// names (``LibraryLayout/databaseLocation``); `database` names another instead (`--database`).
+  public convenience init(
+    opening path: String, upgrading: Bool = true, database: String? = nil, fileStore: (any FileStore)? = nil
+  ) throws(CatalogueError) {
     let store = fileStore ?? LocalFileStore(root: path)
+    var named: DatabaseURL?
+    if let database {
+      named = try DatabaseURL(database)
+    } else {
+      named = try Self.databaseURL(in: store, path: path)
+    }
+    if let named {
+      let (records, found) = try PostgreSQLRecords.open(
+        url: named.text, library: path, create: false, upgrading: upgrading)
+      try self.init(path: path, files: store, records: records)
+      openedSchemaVersion = found
+      return
+    }
     guard store.size(of: LibraryLayout.database) != nil else {
       if !path.isEmpty, let status = FileStatus.at(path), status.kind != .folder {
         throw .notAFolder(path: path)
@@ -108,6 +135,20 @@ public final class Library {
       busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
     try self.init(path: path, files: store, records: records)
     openedSchemaVersion = found
+  }
+
+  /// The database the library folder names, when its records are in PostgreSQL.
+  private static func databaseURL(in store: any FileStore, path: String) throws(CatalogueError) -> DatabaseURL? {
+    guard store.size(of: LibraryLayout.databaseLocation) != nil else { return nil }
+    let bytes = try store.read(LibraryLayout.databaseLocation)
+    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    do {
+      return try DatabaseURL(text)
+    } catch {
+      throw .damagedDatabase(
+        path: "\(path)/\(LibraryLayout.databaseLocation)",
+        reason: "it should hold the postgresql:// URL of the library's PostgreSQL database, and holds something else")
+    }
   }
 
   private init(path: String, files: any FileStore, records: any RecordStore) throws(CatalogueError) {

@@ -133,6 +133,9 @@ public final class IncomingFile: Sendable {
 /// Where each kind of file lives in a library folder.
 public enum LibraryLayout {
   public static let database = "catalogue.sqlite"
+  /// In the folder of a library whose records are in a PostgreSQL database instead: where that
+  /// database is, a URL on one line (`catalogue init --database URL` writes it).
+  public static let databaseLocation = "catalogue.database"
   public static let originals = "originals"
   public static let thumbnails = "thumbnails"
   public static let cards = "cards"
