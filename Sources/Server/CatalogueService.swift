@@ -54,11 +54,12 @@ public final class CatalogueService: HTTPService {
   let folder: Folder
 
   /// Opens the library (bringing an older schema up to date) and makes the upload folder.
-  public init(libraryPath: String, options: ServerOptions) throws(CatalogueError) {
+  /// `database` names the library's PostgreSQL database when its folder does not.
+  public init(libraryPath: String, database: String? = nil, options: ServerOptions) throws(CatalogueError) {
     self.options = options
     let pages = PageCache(maximumBytes: options.pageCacheBytes)
     self.pages = pages
-    self.pool = try LibraryPool(path: libraryPath) { pages.invalidate() }
+    self.pool = try LibraryPool(path: libraryPath, database: database) { pages.invalidate() }
     do {
       self.folder = try Folder(path: pool.path)
     } catch {

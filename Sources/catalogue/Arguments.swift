@@ -78,6 +78,10 @@ struct CommandSpec: Sendable {
   /// The options every command takes.
   static let global: [Option] = [
     Option("library", value: "PATH", help: "the library folder (default: $CATALOGUE_LIBRARY, else ./Library)"),
+    Option(
+      "database", value: "URL",
+      help: "the library's PostgreSQL database, postgresql://USER@HOST/DB (default: $CATALOGUE_DATABASE, "
+        + "else the one its folder names, else its own SQLite file)"),
     Option("json", help: "print records as JSON for scripts"),
     Option("help", short: "h", help: "show this help"),
   ]

@@ -8,13 +8,15 @@ import ImagePipeline
 struct Context: Sendable {
   let arguments: ParsedArguments
   let libraryPath: String
+  /// The PostgreSQL database `--database` (or `CATALOGUE_DATABASE`) names, if any.
+  let database: String?
   let json: Bool
 
   /// Opens the library for a command that writes: an older schema is brought up to date; a
   /// library that can only be read (a read-only or full disk) is refused before anything is
   /// done.
   func openLibrary() throws(CatalogueError) -> Library {
-    let library = try Library(opening: libraryPath)
+    let library = try Library(opening: libraryPath, database: database)
     try library.requireWritable()
     return library
   }
@@ -23,7 +25,7 @@ struct Context: Sendable {
   /// refused with advice. What the user should know of how it was opened goes to standard
   /// error.
   func openLibraryToRead() throws(CatalogueError) -> Library {
-    let library = try Library(opening: libraryPath, upgrading: false)
+    let library = try Library(opening: libraryPath, upgrading: false, database: database)
     if let note = library.openingNote { Terminal.printError("note: \(note)") }
     return library
   }
@@ -54,12 +56,20 @@ enum Commands {
   static let initCommand = Command(
     spec: CommandSpec(
       "init", summary: "create an empty library", synopsis: "[PATH]",
-      details: "Creates the library folder (PATH, else the --library folder) with an empty catalogue.",
+      details: """
+        Creates the library folder (PATH, else the --library folder) with an empty catalogue: its records in \
+        the folder's own SQLite file, or with --database URL in that PostgreSQL database, which must be \
+        empty; the folder then keeps the pictures and the database's URL (catalogue.database), and any \
+        number of servers may share both.
+        """,
       positionals: 0...1,
-      examples: ["catalogue init ~/Reviews", "CATALOGUE_LIBRARY=~/Reviews catalogue init"])
+      examples: [
+        "catalogue init ~/Reviews", "CATALOGUE_LIBRARY=~/Reviews catalogue init",
+        "catalogue --database postgresql://reviews@db.example/reviews init /srv/shared/reviews",
+      ])
   ) { context in
     let path = context.arguments.positionals.first ?? context.libraryPath
-    let library = try Library.create(at: path)
+    let library = try Library.create(at: path, database: context.database)
     if context.json {
       try Terminal.print(JSONShape.encode(["library": library.path, "schema": String(try library.schemaVersion)]))
     } else {

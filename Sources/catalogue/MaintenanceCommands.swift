@@ -104,8 +104,8 @@ extension Commands {
     let outcome: CheckOutcome
     do {
       outcome = try Library.checkAndRepair(
-        at: context.libraryPath, quick: quick, jobs: jobs, repair: arguments.has("repair"),
-        dryRun: arguments.has("dry-run")
+        at: context.libraryPath, database: context.database, quick: quick, jobs: jobs,
+        repair: arguments.has("repair"), dryRun: arguments.has("dry-run")
       ) { phase, progress in
         guard let progress else {
           // A repair writes: from here a first Ctrl-C stops it at its next safe point.

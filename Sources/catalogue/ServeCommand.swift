@@ -91,7 +91,7 @@ extension Commands {
     let server: HTTPServer
     let service: CatalogueService
     do {
-      service = try CatalogueService(libraryPath: context.libraryPath, options: options)
+      service = try CatalogueService(libraryPath: context.libraryPath, database: context.database, options: options)
       server = try HTTPServer(configuration: configuration, service: service)
     } catch {
       uploads.remove()

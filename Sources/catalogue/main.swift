@@ -49,7 +49,7 @@ func run(_ words: [String]) -> Int32 {
       return 0
     }
     leading.append(word)
-    if word == "--library", let value = words.first {
+    if word == "--library" || word == "--database", let value = words.first {
       leading.append(value)
       words.removeFirst()
     }
@@ -84,7 +84,12 @@ func run(_ words: [String]) -> Int32 {
     if Signals.cleanStopCommands.contains(command.spec.name) { Signals.stopCleanly() }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
     libraryPath = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
-    return try command.run(Context(arguments: arguments, libraryPath: libraryPath, json: arguments.has("json")))
+    let database = ProcessInfo.processInfo.environment["CATALOGUE_DATABASE"]
+    return try command.run(
+      Context(
+        arguments: arguments, libraryPath: libraryPath,
+        database: arguments.value("database") ?? (database?.isEmpty == false ? database : nil),
+        json: arguments.has("json")))
   } catch let error as UsageError {
     let hint = error.command.map { "; see `catalogue \($0) --help`" } ?? ""
     Terminal.printError("error: \(error.message)\(hint)")

@@ -15,6 +15,8 @@ final class LibraryPool: Sendable {
   }
 
   let path: String
+  /// The PostgreSQL database given on the command line, if any.
+  let database: String?
   /// Why the library could be opened only to read, when it could (see ``Library/readOnlyReason``).
   let readOnlyReason: ReadOnlyReason?
   private let idle = Mutex<[Lent]>([])
@@ -30,10 +32,11 @@ final class LibraryPool: Sendable {
   /// Opens the library once to check it (and bring an older schema up to date: the server
   /// writes), keeping that connection as the first of the pool. `changed` hears of every
   /// change a connection notices (see ``PageCache``).
-  init(path: String, changed: @escaping @Sendable () -> Void = {}) throws(CatalogueError) {
+  init(path: String, database: String? = nil, changed: @escaping @Sendable () -> Void = {}) throws(CatalogueError) {
     self.path = path
+    self.database = database
     self.changed = changed
-    let first = try Library(opening: path, upgrading: true)
+    let first = try Library(opening: path, upgrading: true, database: database)
     readOnlyReason = first.readOnlyReason
     lastFileSizeCap = Atomic(first.fileSizeCap)
     lastPublicURL = Mutex(first.publicURL)
@@ -71,7 +74,7 @@ final class LibraryPool: Sendable {
 
   private func borrow() throws(CatalogueError) -> Lent {
     if let lent = idle.withLock({ $0.popLast() }) { return lent }
-    let library = try Library(opening: path, upgrading: false)
+    let library = try Library(opening: path, upgrading: false, database: database)
     try library.limitMemory(cacheBytes: Self.cacheBytes)
     // A new connection cannot tell what was committed before it opened.
     changed()
