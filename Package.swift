@@ -140,7 +140,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CatalogueTests",
-      dependencies: ["Catalogue", "ImagePipeline", "TestSupport"],
+      dependencies: ["Catalogue", "ImagePipeline", "TestSupport", "catalogue"],
       swiftSettings: swiftSettings
     ),
   ]

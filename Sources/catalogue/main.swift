@@ -84,11 +84,19 @@ func run(_ words: [String]) -> Int32 {
     if Signals.cleanStopCommands.contains(command.spec.name) { Signals.stopCleanly() }
     let environment = ProcessInfo.processInfo.environment["CATALOGUE_LIBRARY"]
     libraryPath = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
-    let database = ProcessInfo.processInfo.environment["CATALOGUE_DATABASE"]
+    let environmentDatabase = ProcessInfo.processInfo.environment["CATALOGUE_DATABASE"]
+    let database = arguments.value("database") ?? (environmentDatabase?.isEmpty == false ? environmentDatabase : nil)
+    if let database {
+      do {
+        _ = try DatabaseURL(database)
+      } catch {
+        throw UsageError(message: "\(error)", command: command.spec.name)
+      }
+    }
     return try command.run(
       Context(
         arguments: arguments, libraryPath: libraryPath,
-        database: arguments.value("database") ?? (database?.isEmpty == false ? database : nil),
+        database: database,
         json: arguments.has("json")))
   } catch let error as UsageError {
     let hint = error.command.map { "; see `catalogue \($0) --help`" } ?? ""

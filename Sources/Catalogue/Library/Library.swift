@@ -87,16 +87,25 @@ public final class Library {
     if store.size(of: LibraryLayout.database) != nil || store.size(of: LibraryLayout.databaseLocation) != nil {
       throw .alreadyALibrary(path: path)
     }
-    try store.makeEmptyRoot()
     guard let database else {
+      try store.makeEmptyRoot()
       let records = try SQLiteRecords.create(
         file: "\(path)/\(LibraryLayout.database)", library: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
       return try Library(path: path, files: store, records: records)
     }
     let url = try DatabaseURL(database)
-    let (records, _) = try PostgreSQLRecords.open(url: url.text, library: path, create: true, upgrading: true)
-    try store.write(Array((url.text + "\n").utf8), to: LibraryLayout.databaseLocation)
-    return try Library(path: path, files: store, records: records)
+    // The folder first (a folder that holds other files is refused before the database is
+    // touched); made here, it goes again when the database refuses.
+    let made = FileStatus.at(path) == nil
+    try store.makeEmptyRoot()
+    do {
+      let (records, _) = try PostgreSQLRecords.open(url: url.text, library: path, create: true, upgrading: true)
+      try store.write(Array((url.text + "\n").utf8), to: LibraryLayout.databaseLocation)
+      return try Library(path: path, files: store, records: records)
+    } catch {
+      if made { _ = try? FileSystem.removeFolderIfEmpty(path) }
+      throw error
+    }
   }
 
   /// Opens the library in `path`. A folder without a database, a database file that is empty,

@@ -1,12 +1,12 @@
 /// Where a library's records are when they are in PostgreSQL: a `postgresql://` URL as libpq
 /// takes it (`postgresql://USER@HOST:PORT/DATABASE?sslmode=…`). A password is better kept in
 /// `~/.pgpass` or `PGPASSWORD` than in the URL, which the library folder keeps.
-struct DatabaseURL: Equatable, Sendable {
-  let text: String
+public struct DatabaseURL: Equatable, Sendable {
+  public let text: String
 
   /// `text` when it is a PostgreSQL URL on one line; never repeated in the error, which would
   /// show a password.
-  init(_ text: String) throws(CatalogueError) {
+  public init(_ text: String) throws(CatalogueError) {
     let lower = text.lowercased()
     guard lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") else {
       throw .invalidArgument(

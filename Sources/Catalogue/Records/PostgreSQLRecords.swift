@@ -58,7 +58,9 @@ final class PostgreSQLRecords: RecordStore {
       guard tables == 0 else {
         throw .damagedDatabase(
           path: connection.name,
-          reason: "it holds \(tables) tables and no catalogue: give an empty database for a new library")
+          reason:
+            "it holds \(tables) \(tables == 1 ? "table" : "tables") and no catalogue: give an empty database for a new library"
+        )
       }
     } else if create {
       throw .alreadyALibrary(path: connection.name)
