@@ -46,7 +46,7 @@ struct Command: Sendable {
 enum Commands {
   static let all: [Command] = [
     initCommand, add, edit, show, list, remove, attach, replace, detach, cover, move, describe, card, check,
-    thumbnails, export, importBundle, importHistory, upgrade, config, user, serve,
+    thumbnails, export, importBundle, importHistory, upgrade, migrate, config, user, serve,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.spec.name == name } }

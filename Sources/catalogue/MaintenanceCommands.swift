@@ -212,6 +212,75 @@ extension Commands {
     return 0
   }
 
+  static let migrate = Command(
+    spec: CommandSpec(
+      "migrate", summary: "move the library's records to PostgreSQL, or back to its own SQLite file",
+      synopsis: "--to URL|sqlite",
+      details: """
+        Copies every record (reviews, pictures' records and links, reviewers, sessions and tokens, settings, \
+        where imports came from) to the empty PostgreSQL database URL, or back from PostgreSQL to the \
+        library folder's own SQLite file (--to sqlite), in batches of 500, each committed; writers wait \
+        meanwhile (readers and the server's pages do not). The new store makes its search index again, every \
+        row is compared with the old store's, and only then does the library switch: the old store's file \
+        goes to lost+found/. Stopped part-way (Ctrl-C, a lost connection), the library stays on its old \
+        store, and the same command goes on where it stopped. The pictures stay where they are.
+        """,
+      options: [.init("to", value: "URL|sqlite", help: "postgresql://USER@HOST:PORT/DATABASE, or sqlite")],
+      examples: [
+        "catalogue migrate --to postgresql://reviews@db.example/reviews",
+        "catalogue --library /srv/reviews migrate --to sqlite",
+      ])
+  ) { context in
+    guard let to = context.arguments.value("to") else {
+      throw UsageError(message: "migrate needs --to URL (a PostgreSQL database) or --to sqlite", command: "migrate")
+    }
+    let target: MigrationTarget
+    if to == "sqlite" {
+      target = .sqlite
+    } else {
+      do {
+        target = .postgreSQL(try DatabaseURL(to).text)
+      } catch {
+        throw UsageError(message: "\(error)", command: "migrate")
+      }
+    }
+    var current = ""
+    let report = try Library.migrate(libraryAt: context.libraryPath, database: context.database, to: target) {
+      table, copied, total in
+      if table != current {
+        current = table
+        Progress.shared.start("Copying \(table.replacingOccurrences(of: "_", with: " "))")
+      }
+      Progress.shared.update(done: copied, total: total)
+    }
+    Progress.shared.clear()
+    if context.json {
+      struct Migrated: Encodable {
+        var library: String
+        var destination: String
+        var resumed: Bool
+        var rows: [String: Int]
+        var keptOldStore: String
+      }
+      try Terminal.print(
+        JSONShape.encode(
+          Migrated(
+            library: context.libraryPath, destination: report.destination, resumed: report.resumed,
+            rows: Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0.rows) }),
+            keptOldStore: report.keptOldStore)))
+    } else {
+      let counts = report.tables.filter { $0.rows > 0 }.map {
+        "\($0.name.replacingOccurrences(of: "_", with: " ")): \($0.rows)"
+      }
+      Terminal.print(
+        "\(report.resumed ? "Finished copying" : "Copied") the records to \(report.destination) and checked them row by row"
+          + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))") + ".")
+      Terminal.print(
+        "The library's records are now there; the old store is kept in \(context.libraryPath)/\(report.keptOldStore).")
+    }
+    return 0
+  }
+
   static let thumbnails = Command(
     spec: CommandSpec(
       "thumbnails", summary: "remake every thumbnail, optionally to a new size",

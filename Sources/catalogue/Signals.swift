@@ -17,7 +17,7 @@ enum Signals {
   /// repair begins.)
   static let cleanStopCommands: Set<String> = [
     "init", "add", "edit", "remove", "attach", "replace", "detach", "cover", "move", "describe", "thumbnails",
-    "import-bundle", "import", "upgrade", "user",
+    "import-bundle", "import", "upgrade", "user", "migrate",
   ]
 
   private static let clean = Atomic<Bool>(false)

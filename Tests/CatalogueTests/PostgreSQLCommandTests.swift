@@ -98,6 +98,36 @@ struct PostgreSQLCommandTests {
     }
   }
 
+  /// `migrate --to URL` moves the records and says where, and where the old file went;
+  /// `--to` that is neither a URL nor `sqlite` is a usage error; `--to sqlite` brings them back.
+  @Test func migrateMovesTheRecordsAndSaysWhere() throws {
+    try PostgreSQLCluster.withDatabase { database in
+      let folder = TemporaryFolder()
+      let library = folder.file("Library")
+      #expect(try Self.catalogue(["init", library], in: folder).status == 0)
+      _ = try Self.catalogue(
+        ["--library", library, "add", "--title", "Heat", "--rating", "5", "--category", "movie"], in: folder)
+      let wrong = try Self.catalogue(["--library", library, "migrate", "--to", "mysql://x"], in: folder)
+      #expect(wrong.status == 2 && wrong.error.contains("PostgreSQL URL"), "\(wrong.error)")
+      let missing = try Self.catalogue(["--library", library, "migrate"], in: folder)
+      #expect(missing.status == 2 && missing.error.contains("--to"), "\(missing.error)")
+      let moved = try Self.catalogue(["--library", library, "migrate", "--to", database.conninfo], in: folder)
+      #expect(moved.status == 0, "\(moved.error)")
+      #expect(
+        moved.output.contains("Copied the records to \(database.conninfo) and checked them row by row (reviews: 1)"))
+      #expect(moved.output.contains("the old store is kept in \(library)/lost+found/"))
+      let listed = try Self.catalogue(["--library", library, "list"], in: folder)
+      #expect(listed.output.contains("Heat"))
+      let again = try Self.catalogue(["--library", library, "migrate", "--to", database.conninfo], in: folder)
+      #expect(again.status == 1 && again.error.contains("in PostgreSQL already"), "\(again.error)")
+      let back = try Self.catalogue(["--library", library, "--json", "migrate", "--to", "sqlite"], in: folder)
+      #expect(back.status == 0, "\(back.error)")
+      let report = try JSONSerialization.jsonObject(with: Data(back.output.utf8)) as? [String: Any]
+      #expect((report?["rows"] as? [String: Int])?["reviews"] == 1, "\(back.output)")
+      #expect(FileManager.default.fileExists(atPath: "\(library)/catalogue.sqlite"))
+    }
+  }
+
   /// The server reads and writes through PostgreSQL, sees the command line's change at its next
   /// request, and goes on answering after the database restarts under it.
   @Test func theServerFollowsTheCommandLineAndOutlivesADatabaseRestart() throws {

@@ -150,6 +150,21 @@ protocol RecordStore: AnyObject {
   /// Every reviewer's stored fields, for check.
   func userRows() throws(CatalogueError) -> [UserRow]
 
+  // Copying between stores (see RecordTables)
+  /// At most `limit` rows of `table` after the key `after` (from the first with `nil`), in key
+  /// order, each value as ``RecordTables/Kind`` says.
+  func rows(of table: RecordTables.Table, after: [String]?, limit: Int) throws(CatalogueError) -> [[String?]]
+  /// How many rows `table` holds.
+  func rowCount(of table: RecordTables.Table) throws(CatalogueError) -> Int
+  /// The key of the last row of `table` in key order, or `nil` when it is empty.
+  func lastKey(of table: RecordTables.Table) throws(CatalogueError) -> [String]?
+  /// Adds `rows` (as ``rows(of:after:limit:)`` gives them) to `table`; a row whose key is there
+  /// already is left as it is. Inside the caller's write transaction.
+  func insertRows(_ rows: [[String?]], into table: RecordTables.Table) throws(CatalogueError)
+  /// Makes again what the store derives from the tables: the search index, the reviews' cards,
+  /// the next review's number.
+  func rederive() throws(CatalogueError)
+
   /// A token that changes when another connection or process commits a change to the records
   /// (SQLite's `PRAGMA data_version`); it may change on this instance's own commits too.
   /// Tokens of one instance compare; tokens of two do not.

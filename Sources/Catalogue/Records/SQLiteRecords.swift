@@ -233,7 +233,7 @@ final class SQLiteRecords: RecordStore {
   }
 
   /// Runs SQLite work, turning its errors into catalogue errors.
-  private func sql<T>(_ body: () throws(DatabaseError) -> T) throws(CatalogueError) -> T {
+  func sql<T>(_ body: () throws(DatabaseError) -> T) throws(CatalogueError) -> T {
     do {
       return try body()
     } catch {
