@@ -36,7 +36,8 @@ struct PostgreSQLSchemaTests {
       let names = (0..<tables.rowCount).compactMap { tables.string(row: $0, column: 0) }
       #expect(
         names == [
-          "catalogue_schema", "images", "review_images", "review_sources", "reviews", "sessions", "settings",
+          "catalogue_schema", "images", "review_images", "review_search", "review_sources", "reviews", "sessions",
+          "settings",
           "sign_in_addresses", "tokens", "users",
         ])
       try PostgreSQLSchema.migrate(connection, library: "team")
@@ -199,10 +200,10 @@ struct PostgreSQLSchemaTests {
       let connection = try Self.migrated(database)
       try Self.insertReview(connection, id: "00000000000000bb", title: "東京")
       _ = try connection.execute(
-        #"UPDATE reviews SET search = $1::tsvector WHERE id = '00000000000000bb'"#,
+        "INSERT INTO review_search (seq, length, search) SELECT seq, 5, $1::tsvector FROM reviews",
         [.text("'東京':1A 'night':2B 'train':3B 'eclair':4B")])
       func found(_ query: String) throws -> Int? {
-        try connection.execute("SELECT count(*) FROM reviews WHERE search @@ $1::tsquery", [.text(query)])
+        try connection.execute("SELECT count(*) FROM review_search WHERE search @@ $1::tsquery", [.text(query)])
           .int(row: 0, column: 0)
       }
       #expect(try found("'night' <-> 'train'") == 1)

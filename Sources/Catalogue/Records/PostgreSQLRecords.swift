@@ -206,10 +206,14 @@ final class PostgreSQLRecords: RecordStore {
     let search = PostgreSQLSearch.document(title: fields.title, body: fields.body)
     let inserted = try run(
       """
-      INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, created_by, updated_by,
-        contains_spoilers, draft, published, search, search_length)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13::tsvector, $14)
-      ON CONFLICT (id) DO NOTHING
+      WITH added AS (
+        INSERT INTO reviews (id, title, body, rating, category, favorite, created, updated, created_by, updated_by,
+          contains_spoilers, draft, published)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING seq
+      )
+      INSERT INTO review_search (seq, search, length) SELECT seq, $13::tsvector, $14 FROM added
       """,
       [
         .text(id), .text(fields.title), .text(fields.body), PostgreSQLValue(fields.rating),
@@ -224,9 +228,14 @@ final class PostgreSQLRecords: RecordStore {
     let search = PostgreSQLSearch.document(title: fields.title, body: fields.body)
     try run(
       """
-      UPDATE reviews SET title = $1, body = $2, rating = $3, category = $4, favorite = $5, contains_spoilers = $6,
-        updated = greatest($7, created), updated_by = $8, search = $9::tsvector, search_length = $10
-      WHERE id = $11
+      WITH changed AS (
+        UPDATE reviews SET title = $1, body = $2, rating = $3, category = $4, favorite = $5, contains_spoilers = $6,
+          updated = greatest($7, created), updated_by = $8
+        WHERE id = $11
+        RETURNING seq
+      )
+      INSERT INTO review_search (seq, search, length) SELECT seq, $9::tsvector, $10 FROM changed
+      ON CONFLICT (seq) DO UPDATE SET search = excluded.search, length = excluded.length
       """,
       [
         .text(fields.title), .text(fields.body), PostgreSQLValue(fields.rating), .text(fields.category.rawValue),
@@ -308,6 +317,22 @@ final class PostgreSQLRecords: RecordStore {
 
   // MARK: Pages and search
 
+  /// Counts asked again and again (a grid's total, page after page), kept while the change
+  /// token stays the same, as SQLite's store keeps them.
+  private var counts: (token: RecordsChangeToken?, values: [String: Int]) = (nil, [:])
+
+  /// The one number `sql` counts, remembered until the records change.
+  private func count(_ sql: String, _ parameters: [PostgreSQLValue?]) throws(CatalogueError) -> Int {
+    let token = try changeToken()
+    if counts.token != token { counts = (token, [:]) }
+    let key = sql + "\u{1F}" + parameters.map { $0?.text ?? "\u{0}" }.joined(separator: "\u{1F}")
+    if let known = counts.values[key] { return known }
+    let total = try integer(sql, parameters)
+    if counts.values.count >= 64 { counts.values.removeAll(keepingCapacity: true) }
+    counts.values[key] = total
+    return total
+  }
+
   func page(_ query: ReviewQuery, search: SearchQuery.Parsed?, rankingWindow: Int) throws(CatalogueError)
     -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow])
   {
@@ -318,10 +343,12 @@ final class PostgreSQLRecords: RecordStore {
       return "$\(parameters.count)"
     }
     if let search {
-      conditions.append("r.search @@ \(parameter(.text(PostgreSQLSearch.query(search))))::tsquery")
+      conditions.append(
+        "r.seq IN (SELECT seq FROM review_search WHERE search @@ \(parameter(.text(PostgreSQLSearch.query(search))))::tsquery)"
+      )
     }
     if let category = query.category { conditions.append("r.category = \(parameter(.text(category.rawValue)))") }
-    if let author = query.author { conditions.append("lower(r.created_by) = lower(\(parameter(.text(author))))") }
+    if let author = query.author { conditions.append("r.author_key = lower(\(parameter(.text(author))))") }
     if let rating = query.minimumRating { conditions.append("r.rating >= \(parameter(PostgreSQLValue(rating)))") }
     if query.favoritesOnly { conditions.append("r.favorite") }
     switch query.showing {
@@ -333,10 +360,10 @@ final class PostgreSQLRecords: RecordStore {
     let sort = query.sort ?? (search == nil ? .updated : .relevance)
     let order: String
     switch (sort, query.reversed) {
-    case (.title, false): order = "lower(r.title) ASC, r.seq ASC"
-    case (.title, true): order = "lower(r.title) DESC, r.seq DESC"
-    case (.rating, false): order = "r.rating DESC, lower(r.title) ASC, r.seq ASC"
-    case (.rating, true): order = "r.rating ASC, lower(r.title) DESC, r.seq DESC"
+    case (.title, false): order = "r.title_key ASC, r.seq ASC"
+    case (.title, true): order = "r.title_key DESC, r.seq DESC"
+    case (.rating, false): order = "r.rating DESC, r.title_key ASC, r.seq ASC"
+    case (.rating, true): order = "r.rating ASC, r.title_key DESC, r.seq DESC"
     case (.created, false): order = "r.created DESC, r.seq DESC"
     case (.created, true): order = "r.created ASC, r.seq ASC"
     case (.updated, false): order = "r.updated DESC, r.seq DESC"
@@ -355,7 +382,7 @@ final class PostgreSQLRecords: RecordStore {
           offset: query.offset, window: rankingWindow)
         return (found.total, found.totalIsEstimate, try summaryRows(seqs: found.seqs))
       }
-      let total = try integer("SELECT count(*) FROM reviews r\(filter)", parameters)
+      let total = try count("SELECT count(*) FROM reviews r\(filter)", parameters)
       let seqs = try texts(
         "SELECT r.seq FROM reviews r\(filter) ORDER BY \(order) LIMIT \(parameter(PostgreSQLValue(query.limit)))"
           + " OFFSET \(parameter(PostgreSQLValue(query.offset)))", parameters
@@ -380,13 +407,18 @@ final class PostgreSQLRecords: RecordStore {
   private func rankedPage(
     filter: String, parameters: [PostgreSQLValue?], reversed: Bool, limit: Int, offset: Int, window: Int
   ) throws(CatalogueError) -> (total: Int, totalIsEstimate: Bool, seqs: [Int]) {
-    // The first condition is the search: its tsquery is parameter 1.
-    let scoredRows = try rows(
-      "SELECT r.seq, ts_rank(r.search, $1::tsquery, 1) FROM reviews r\(filter) ORDER BY r.seq DESC LIMIT \(window + 1)",
-      parameters)
-    var scored: [(seq: Int, score: Double)] = each(scoredRows) { (Int($0.text(0)) ?? 0, Double($0.text(1)) ?? 0) }
-    var boundary: Int?
-    if scored.count > window { boundary = scored.removeLast().seq }
+    // The first condition is the search: its tsquery is parameter 1. The window's reviews
+    // are found first, newest first, and only they are scored.
+    let newest = try texts(
+      "SELECT r.seq FROM reviews r\(filter) ORDER BY r.seq DESC LIMIT \(window + 1)", parameters
+    ).compactMap { Int($0) }
+    let scores = try rows(
+      "SELECT seq, ts_rank(search, $1::tsquery, 1) FROM review_search WHERE seq = ANY ($2::bigint[])",
+      [parameters[0], .text("{" + newest.prefix(window).map(String.init).joined(separator: ",") + "}")])
+    let score = Dictionary(
+      each(scores) { (Int($0.text(0)) ?? 0, Double($0.text(1)) ?? 0) }, uniquingKeysWith: { first, _ in first })
+    let scored = newest.prefix(window).map { (seq: $0, score: score[$0] ?? 0) }
+    let boundary = newest.count > window ? newest.last : nil
     func ranked(through end: Int) -> [Int] {
       SQLiteRecords.first(end, of: scored) {
         $0.score != $1.score ? ($0.score > $1.score) != reversed : $0.seq < $1.seq
@@ -640,7 +672,7 @@ final class PostgreSQLRecords: RecordStore {
 
   func author(matching name: String, publishedOnly: Bool) throws(CatalogueError) -> (name: String?, reviews: Int) {
     let result = try rows(
-      "SELECT min(created_by), count(*) FROM reviews WHERE lower(created_by) = lower($1)"
+      "SELECT min(created_by), count(*) FROM reviews WHERE author_key = lower($1)"
         + (publishedOnly ? " AND NOT draft" : ""), [.text(name)])
     guard result.rowCount > 0 else { return (nil, 0) }
     let row = Row(result: result, row: 0)
@@ -786,24 +818,24 @@ final class PostgreSQLRecords: RecordStore {
     }
     if let author {
       parameters.append(.text(author))
-      conditions.append("lower(created_by) = lower($\(parameters.count))")
+      conditions.append("author_key = lower($\(parameters.count))")
     }
     parameters.append(PostgreSQLValue(limit))
     return try texts(
       "SELECT id FROM reviews WHERE " + conditions.joined(separator: " AND ")
-        + " ORDER BY coalesce(published, created) DESC, seq DESC LIMIT $\(parameters.count)", parameters)
+        + " ORDER BY published_key DESC, seq DESC LIMIT $\(parameters.count)", parameters)
   }
 
   func authorNames() throws(CatalogueError) -> [String] {
     try texts(
       """
       WITH RECURSIVE named (name) AS (
-        SELECT min(lower(created_by)) FROM reviews WHERE created_by IS NOT NULL
+        SELECT min(author_key) FROM reviews
         UNION ALL
-        SELECT (SELECT min(lower(created_by)) FROM reviews WHERE lower(created_by) > named.name)
+        SELECT (SELECT min(author_key) FROM reviews WHERE author_key > named.name)
         FROM named WHERE named.name IS NOT NULL
       )
-      SELECT (SELECT min(created_by) FROM reviews WHERE lower(created_by) = named.name)
+      SELECT (SELECT min(created_by) FROM reviews WHERE author_key = named.name)
       FROM named WHERE name IS NOT NULL
       """)
   }
@@ -841,7 +873,7 @@ final class PostgreSQLRecords: RecordStore {
       if !(try searchIndexInStep()) {
         findings.append(
           Finding(
-            kind: .searchIndexOutOfStep, target: "reviews.search",
+            kind: .searchIndexOutOfStep, target: "review_search",
             problem: "the full-text index does not match the reviews",
             remedy: "repair rebuilds the index from the reviews", repairable: true))
       }
@@ -874,8 +906,8 @@ final class PostgreSQLRecords: RecordStore {
       found += try texts(
         """
         SELECT r.id FROM unnest($1::text[], $2::text[], $3::integer[]) AS t (id, vector, length)
-        JOIN reviews r ON r.id = t.id
-        WHERE r.search <> t.vector::tsvector OR r.search_length <> t.length
+        JOIN reviews r ON r.id = t.id LEFT JOIN review_search s ON s.seq = r.seq
+        WHERE s.seq IS NULL OR s.search <> t.vector::tsvector OR s.length <> t.length
         ORDER BY r.id
         """,
         [
@@ -896,9 +928,10 @@ final class PostgreSQLRecords: RecordStore {
       guard let last = batch.last else { return }
       try run(
         """
-        UPDATE reviews r SET search = t.vector::tsvector, search_length = t.length
-        FROM unnest($1::text[], $2::text[], $3::integer[]) AS t (id, vector, length)
-        WHERE r.id = t.id
+        INSERT INTO review_search (seq, search, length)
+        SELECT r.seq, t.vector::tsvector, t.length
+        FROM unnest($1::text[], $2::text[], $3::integer[]) AS t (id, vector, length) JOIN reviews r ON r.id = t.id
+        ON CONFLICT (seq) DO UPDATE SET search = excluded.search, length = excluded.length
         """,
         [
           .text(PostgreSQLSearch.array(batch.map(\.0))), .text(PostgreSQLSearch.array(batch.map(\.1.vector))),

@@ -12,11 +12,12 @@
 ///   ``RecordValue``.
 /// - Every text column compares byte by byte (`COLLATE "C"`), as SQLite's do, whatever the
 ///   database's locale: ids and times order as their text, and `lower()` folds ASCII letters
-///   only, as SQLite's `COLLATE NOCASE` does; the indexes that give a list's order by title are
-///   on `lower(title)`. A reviewer's name is unique in any case by an index on `lower(name)`.
+///   only, as SQLite's `COLLATE NOCASE` does; a list's order by title is `title_key`, a
+///   generated column (`lower(title)`), so that a page comes from an index alone. A reviewer's
+///   name is unique in any case by an index on `lower(name)`.
 /// - `user` is a reserved word: the column that names a reviewer is `reviewer`.
-/// - The search index is `reviews.search`, a `tsvector` with a GIN index, written by the
-///   catalogue itself: PostgreSQL's parser would split the words by the database's locale, so
+/// - The search index is `review_search.search`, a `tsvector` with a GIN index, written by the
+///   catalogue itself, in a narrow table of its own beside the reviews: PostgreSQL's parser would split the words by the database's locale, so
 ///   the catalogue gives it the words ``SearchText`` makes (folded and stripped of accents as
 ///   SQLite's `unicode61` does) with their positions, title words weighted `A`, body words `B`,
 ///   and asks with a `tsquery` it writes the same way.
@@ -66,27 +67,38 @@ enum PostgreSQLSchema {
           contains_spoilers boolean NOT NULL DEFAULT false,
           draft boolean NOT NULL DEFAULT false,
           published text COLLATE "C" CHECK (length(published) > 0),
-          search tsvector NOT NULL DEFAULT ''::tsvector,
-          search_length integer NOT NULL DEFAULT 0 CHECK (search_length >= 0)
-        );
-        CREATE INDEX reviews_title ON reviews (lower(title), seq, draft);
-        CREATE INDEX reviews_rating ON reviews (rating DESC, lower(title), seq, draft);
+          -- The keys lists are ordered and filtered by, kept by PostgreSQL, so that a page is
+          -- read from an index alone (an index on an expression cannot give it).
+          title_key text COLLATE "C" GENERATED ALWAYS AS (lower(title)) STORED,
+          author_key text COLLATE "C" GENERATED ALWAYS AS (lower(created_by)) STORED,
+          published_key text COLLATE "C" GENERATED ALWAYS AS (coalesce(published, created)) STORED
+        ) WITH (toast_tuple_target = 128);
+        -- A body goes out of the row, which keeps the list columns: lists and counts read few pages.
+        CREATE INDEX reviews_title ON reviews (title_key, seq, draft);
+        CREATE INDEX reviews_rating ON reviews (rating DESC, title_key, seq, draft);
         CREATE INDEX reviews_created ON reviews (created, seq, draft);
         CREATE INDEX reviews_updated ON reviews (updated, seq, draft);
         CREATE INDEX reviews_favorite ON reviews (favorite, draft);
         CREATE INDEX reviews_category_title
-          ON reviews (category, lower(title), seq, rating, favorite, draft);
+          ON reviews (category, title_key, seq, rating, favorite, draft);
         CREATE INDEX reviews_category_rating
-          ON reviews (category, rating DESC, lower(title), seq, favorite, draft);
+          ON reviews (category, rating DESC, title_key, seq, favorite, draft);
         CREATE INDEX reviews_category_created
           ON reviews (category, created, seq, rating, favorite, draft);
         CREATE INDEX reviews_category_updated
           ON reviews (category, updated, seq, rating, favorite, draft);
         CREATE INDEX reviews_draft ON reviews (draft, category);
-        CREATE INDEX reviews_created_by
-          ON reviews (lower(created_by), created, seq, draft);
-        CREATE INDEX reviews_published ON reviews (coalesce(published, created), seq, draft);
-        CREATE INDEX reviews_search ON reviews USING gin (search);
+        CREATE INDEX reviews_created_by ON reviews (author_key, created, seq, draft);
+        CREATE INDEX reviews_published ON reviews (published_key, seq, draft);
+
+        -- The full-text index, beside the reviews: a narrow table (the vector is kept out of
+        -- the row) whose matches are found in a few pages, by the GIN index, newest first by seq.
+        CREATE TABLE review_search (
+          seq bigint PRIMARY KEY REFERENCES reviews (seq) ON DELETE CASCADE,
+          length integer NOT NULL CHECK (length >= 0),
+          search tsvector NOT NULL
+        ) WITH (toast_tuple_target = 128);
+        CREATE INDEX review_search_words ON review_search USING gin (search);
 
         CREATE TABLE images (
           sha256 text COLLATE "C" PRIMARY KEY CHECK (length(sha256) = 64),
