@@ -115,6 +115,34 @@ struct RecordStoreConformanceTests {
     }
   }
 
+  /// A search by relevance ranks the newest matches of its window, best first, then lists the
+  /// older ones newest first, its total estimated: the same shape in both stores (whose scores
+  /// differ: BM25 in SQLite, `ts_rank` in PostgreSQL).
+  @Test(arguments: Backend.allCases)
+  func aSearchPastTheRankingWindowListsTheRestNewestFirst(backend: Backend) throws {
+    try backend.withLibrary { library, _ in
+      var now = Date(timeIntervalSince1970: 1_700_000_000)
+      var ids: [String] = []
+      for index in 0..<40 {
+        now += 60
+        let matches = index % 4 == 0
+        let body = matches ? "The lantern " + String(repeating: "word ", count: index) : "Nothing to find here."
+        ids.append(
+          try library.create(ReviewDraft(title: "Review \(index)", body: body, rating: 3, category: "movie"), now: now)
+            .id)
+      }
+      let matching = stride(from: 0, to: 40, by: 4).map { ids[$0] }
+      library.rankingWindow = 3
+      let page = try library.list(ReviewQuery(search: "lantern", limit: 20))
+      #expect(page.totalIsEstimate && page.total >= 4)
+      #expect(Set(page.reviews.prefix(3).map(\.id)) == Set(matching.suffix(3)))
+      #expect(page.reviews.dropFirst(3).map(\.id) == Array(matching.dropLast(3).reversed()))
+      library.rankingWindow = 100
+      let whole = try library.list(ReviewQuery(search: "lantern", limit: 20))
+      #expect(!whole.totalIsEstimate && whole.total == 10 && Set(whole.reviews.map(\.id)) == Set(matching))
+    }
+  }
+
   /// Drafts stay out of what readers see, in lists, searches and feeds alike.
   @Test(arguments: Backend.allCases)
   func draftsAreNeverListedForReaders(backend: Backend) throws {

@@ -378,8 +378,8 @@ final class PostgreSQLRecords: RecordStore {
       defer { if search != nil { _ = try? run("SET LOCAL statement_timeout = 0") } }
       if search != nil && sort == .relevance {
         let found = try rankedPage(
-          filter: filter, parameters: parameters, reversed: query.reversed, limit: query.limit,
-          offset: query.offset, window: rankingWindow)
+          filter: filter, others: Array(conditions.dropFirst()), parameters: parameters, reversed: query.reversed,
+          limit: query.limit, offset: query.offset, window: rankingWindow)
         return (found.total, found.totalIsEstimate, try summaryRows(seqs: found.seqs))
       }
       let total = try count("SELECT count(*) FROM reviews r\(filter)", parameters)
@@ -404,20 +404,45 @@ final class PostgreSQLRecords: RecordStore {
   /// review's length), ties in the order the reviews were added; when there are more, the
   /// older ones follow, newest first, and the total is estimated from how far back the window
   /// reached.
+  ///
+  /// The window is the newest `window` matches of the search alone, as in SQLite's store; the
+  /// other conditions then choose among them, and only those chosen are scored. The window is
+  /// looked for among the newest reviews, twice its size of them, then four times as many each
+  /// time until it is full or every review was looked at: a common word's is found in the first
+  /// few thousand reviews without a visit to its other matches, a rare word's in a few cheap
+  /// steps. `filter` is every condition, the search first (its tsquery is parameter 1);
+  /// `others` the conditions besides it.
   private func rankedPage(
-    filter: String, parameters: [PostgreSQLValue?], reversed: Bool, limit: Int, offset: Int, window: Int
+    filter: String, others: [String], parameters: [PostgreSQLValue?], reversed: Bool, limit: Int, offset: Int,
+    window: Int
   ) throws(CatalogueError) -> (total: Int, totalIsEstimate: Bool, seqs: [Int]) {
-    // The first condition is the search: its tsquery is parameter 1. The window's reviews
-    // are found first, newest first, and only they are scored.
-    let newest = try texts(
-      "SELECT r.seq FROM reviews r\(filter) ORDER BY r.seq DESC LIMIT \(window + 1)", parameters
+    let span = try rows("SELECT (SELECT min(seq) FROM reviews), (SELECT max(seq) FROM reviews)")
+    let first = Int(span.string(row: 0, column: 0) ?? "") ?? 0
+    let last = Int(span.string(row: 0, column: 1) ?? "") ?? 0
+    var reach = 2 * (window + 1)
+    var newest: [Int] = []
+    while true {
+      let cut = last - reach
+      newest = try texts(
+        "SELECT seq FROM review_search WHERE search @@ $1::tsquery AND seq > \(cut) ORDER BY seq DESC "
+          + "LIMIT \(window + 1)", [parameters[0]]
+      ).compactMap { Int($0) }
+      if newest.count > window || cut < first { break }
+      reach *= 4
+    }
+    let windowSeqs = "{" + newest.prefix(window).map(String.init).joined(separator: ",") + "}"
+    // The other conditions' parameters keep their numbers, the window's is the next, and the
+    // search's (1) is named only so that it has a type.
+    let chosen = try texts(
+      "SELECT r.seq FROM reviews r WHERE $1::tsquery IS NOT NULL AND r.seq = ANY ($\(parameters.count + 1)::bigint[])"
+        + others.map { " AND " + $0 }.joined(), parameters + [.text(windowSeqs)]
     ).compactMap { Int($0) }
     let scores = try rows(
       "SELECT seq, ts_rank(search, $1::tsquery, 1) FROM review_search WHERE seq = ANY ($2::bigint[])",
-      [parameters[0], .text("{" + newest.prefix(window).map(String.init).joined(separator: ",") + "}")])
+      [parameters[0], .text("{" + chosen.map(String.init).joined(separator: ",") + "}")])
     let score = Dictionary(
       each(scores) { (Int($0.text(0)) ?? 0, Double($0.text(1)) ?? 0) }, uniquingKeysWith: { first, _ in first })
-    let scored = newest.prefix(window).map { (seq: $0, score: score[$0] ?? 0) }
+    let scored = chosen.map { (seq: $0, score: score[$0] ?? 0) }
     let boundary = newest.count > window ? newest.last : nil
     func ranked(through end: Int) -> [Int] {
       SQLiteRecords.first(end, of: scored) {
@@ -427,9 +452,6 @@ final class PostgreSQLRecords: RecordStore {
     guard let boundary else {
       return (scored.count, false, Array(ranked(through: offset + limit).dropFirst(offset)))
     }
-    let span = try rows("SELECT (SELECT min(seq) FROM reviews), (SELECT max(seq) FROM reviews)")
-    let first = Int(span.string(row: 0, column: 0) ?? "") ?? 0
-    let last = Int(span.string(row: 0, column: 1) ?? "") ?? 0
     let reached = Double(max(1, last - boundary))
     let estimate = max(
       scored.count + 1, SQLiteRecords.twoDigits(Double(scored.count) * Double(last - first + 1) / reached))
