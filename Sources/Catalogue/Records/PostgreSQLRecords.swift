@@ -443,37 +443,18 @@ final class PostgreSQLRecords: RecordStore {
     let score = Dictionary(
       each(scores) { (Int($0.text(0)) ?? 0, Double($0.text(1)) ?? 0) }, uniquingKeysWith: { first, _ in first })
     let scored = chosen.map { (seq: $0, score: score[$0] ?? 0) }
-    let boundary = newest.count > window ? newest.last : nil
-    func ranked(through end: Int) -> [Int] {
-      SQLiteRecords.first(end, of: scored) {
-        $0.score != $1.score ? ($0.score > $1.score) != reversed : $0.seq < $1.seq
-      }.map(\.seq)
-    }
-    guard let boundary else {
-      return (scored.count, false, Array(ranked(through: offset + limit).dropFirst(offset)))
-    }
-    let reached = Double(max(1, last - boundary))
-    let estimate = max(
-      scored.count + 1, SQLiteRecords.twoDigits(Double(scored.count) * Double(last - first + 1) / reached))
-    let rest = "SELECT r.seq FROM reviews r\(filter) AND r.seq <= \(boundary)"
-    if !reversed {
-      var page = Array(ranked(through: offset + limit).dropFirst(offset))
-      if page.count < limit {
-        page += try texts(
-          "\(rest) ORDER BY r.seq DESC LIMIT \(limit - page.count) OFFSET \(max(0, offset - scored.count))", parameters
+    let rest = "SELECT r.seq FROM reviews r\(filter) AND r.seq <= \(newest.last ?? 0)"
+    return try RankedWindow(
+      scored: scored, ranksAbove: { $0 > $1 }, boundary: newest.count > window ? newest.last : nil, first: first,
+      last: last
+    ).page(
+      reversed: reversed, limit: limit, offset: offset,
+      rest: { (ascending, limit, offset) throws(CatalogueError) in
+        try texts(
+          "\(rest) ORDER BY r.seq \(ascending ? "ASC" : "DESC") LIMIT \(limit) OFFSET \(offset)", parameters
         ).compactMap { Int($0) }
-      }
-      return (estimate, true, page)
-    }
-    var page = try texts("\(rest) ORDER BY r.seq ASC LIMIT \(limit) OFFSET \(offset)", parameters).compactMap {
-      Int($0)
-    }
-    if page.count < limit {
-      let restCount = try integer("SELECT count(*) FROM (\(rest)) AS rest", parameters)
-      let start = max(0, offset - restCount)
-      page += ranked(through: start + limit - page.count).dropFirst(start)
-    }
-    return (estimate, true, page)
+      },
+      restCount: { () throws(CatalogueError) in try integer("SELECT count(*) FROM (\(rest)) AS rest", parameters) })
   }
 
   private static let imageColumns =

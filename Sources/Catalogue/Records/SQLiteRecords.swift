@@ -632,46 +632,26 @@ final class SQLiteRecords: RecordStore {
       ) { ($0.int(0), $0.double(1)) }
     }
     // Best first (lowest score), ties in the order the reviews were added, as FTS5's `ORDER BY
-    // rank, rowid` gives them; reversed, worst first, ties still in that order. Only as many
-    // as a page reaches are put in order.
-    func ranked(through end: Int) -> [Int] {
-      Self.first(end, of: scored) {
-        $0.score != $1.score ? ($0.score < $1.score) != reversed : $0.key < $1.key
-      }.map { $0.key >> bits }
-    }
-    guard let boundary else {
-      return (scored.count, false, Array(ranked(through: offset + limit).dropFirst(offset)))
-    }
-    // There are more matches than the window: how many, from how far back into the reviews the
-    // window reached, in two significant digits (it is an estimate).
-    let span = Double(last - first + 1)
-    let reached = Double(max(1, last - (boundary >> bits)))
-    let estimate = max(scored.count + 1, Self.twoDigits(Double(scored.count) * span / reached))
+    // rank, rowid` gives them.
     let rest =
       "SELECT reviews_fts.rowid >> \(bits) FROM reviews_fts"
       + (filters.isEmpty ? "" : " JOIN reviews r ON r.seq = reviews_fts.rowid >> \(bits)")
       + " WHERE reviews_fts MATCH ?\(filtered) AND reviews_fts.rowid <= ?"
-    let restArguments = [.text(match)] + arguments + [SQLValue(boundary)]
-    if !reversed {
-      var page = Array(ranked(through: offset + limit).dropFirst(offset))
-      if page.count < limit {
-        page += try database.query(
-          "\(rest) ORDER BY reviews_fts.rowid DESC LIMIT ? OFFSET ?",
-          restArguments + [SQLValue(limit - page.count), SQLValue(max(0, offset - scored.count))]
+    let restArguments = [.text(match)] + arguments + [SQLValue(boundary ?? 0)]
+    return try RankedWindow(
+      scored: scored.map { (seq: $0.key >> bits, score: $0.score) }, ranksAbove: { $0 < $1 },
+      boundary: boundary.map { $0 >> bits }, first: first, last: last
+    ).page(
+      reversed: reversed, limit: limit, offset: offset,
+      rest: { (ascending, limit, offset) throws(DatabaseError) in
+        try database.query(
+          "\(rest) ORDER BY reviews_fts.rowid \(ascending ? "ASC" : "DESC") LIMIT ? OFFSET ?",
+          restArguments + [SQLValue(limit), SQLValue(offset)]
         ) { $0.int(0) }
-      }
-      return (estimate, true, page)
-    }
-    // Reversed: the rest first, oldest first, then the window, worst first.
-    var page = try database.query(
-      "\(rest) ORDER BY reviews_fts.rowid ASC LIMIT ? OFFSET ?", restArguments + [SQLValue(limit), SQLValue(offset)]
-    ) { $0.int(0) }
-    if page.count < limit {
-      let restCount = try database.query("SELECT count(*) FROM (\(rest))", restArguments) { $0.int(0) }.first ?? 0
-      let start = max(0, offset - restCount)
-      page += ranked(through: start + limit - page.count).dropFirst(start)
-    }
-    return (estimate, true, page)
+      },
+      restCount: { () throws(DatabaseError) in
+        try database.query("SELECT count(*) FROM (\(rest))", restArguments) { $0.int(0) }.first ?? 0
+      })
   }
 
   /// The first `count` of `items` in the order `areInOrder` (a strict total order) gives, as
