@@ -358,18 +358,7 @@ final class PostgreSQLRecords: RecordStore {
     }
     let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     let sort = query.sort ?? (search == nil ? .updated : .relevance)
-    let order: String
-    switch (sort, query.reversed) {
-    case (.title, false): order = "r.title_key ASC, r.seq ASC"
-    case (.title, true): order = "r.title_key DESC, r.seq DESC"
-    case (.rating, false): order = "r.rating DESC, r.title_key ASC, r.seq ASC"
-    case (.rating, true): order = "r.rating ASC, r.title_key DESC, r.seq DESC"
-    case (.created, false): order = "r.created DESC, r.seq DESC"
-    case (.created, true): order = "r.created ASC, r.seq ASC"
-    case (.updated, false): order = "r.updated DESC, r.seq DESC"
-    case (.updated, true): order = "r.updated ASC, r.seq ASC"
-    case (.relevance, _): order = ""
-    }
+    let order = sort.sql(reversed: query.reversed, title: "r.title_key")
     func work() throws(CatalogueError) -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow]) {
       if search != nil {
         // A search's cost is bounded whatever its words (inside the page's transaction).

@@ -52,3 +52,23 @@ struct RankedWindow {
     return (estimate, true, page)
   }
 }
+
+extension ReviewQuery.Sort {
+  /// The `ORDER BY` of a list in this order of the reviews `r`, `title` being how the store
+  /// writes a title's key (ASCII letters folded). Ties break on `seq`, which every index of a
+  /// list ends with, so that an index alone gives the order and a deep page needs no sort. Empty
+  /// for relevance, which the store ranks itself.
+  func sql(reversed: Bool, title: String) -> String {
+    switch (self, reversed) {
+    case (.title, false): return "\(title) ASC, r.seq ASC"
+    case (.title, true): return "\(title) DESC, r.seq DESC"
+    case (.rating, false): return "r.rating DESC, \(title) ASC, r.seq ASC"
+    case (.rating, true): return "r.rating ASC, \(title) DESC, r.seq DESC"
+    case (.created, false): return "r.created DESC, r.seq DESC"
+    case (.created, true): return "r.created ASC, r.seq ASC"
+    case (.updated, false): return "r.updated DESC, r.seq DESC"
+    case (.updated, true): return "r.updated ASC, r.seq ASC"
+    case (.relevance, _): return ""
+    }
+  }
+}

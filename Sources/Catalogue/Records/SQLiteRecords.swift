@@ -517,20 +517,7 @@ final class SQLiteRecords: RecordStore {
     let pageFilter =
       conditions.isEmpty ? "" : " WHERE " + conditions.map(\.page).joined(separator: " AND ") + unlistedFilter
     let sort = query.sort ?? (match == nil ? .updated : .relevance)
-    // Ties break on `seq` (the rowid), which every index ends with, so that an index alone
-    // gives the order and a deep page needs no sort.
-    let order: String
-    switch (sort, query.reversed) {
-    case (.title, false): order = "r.title COLLATE NOCASE ASC, r.seq ASC"
-    case (.title, true): order = "r.title COLLATE NOCASE DESC, r.seq DESC"
-    case (.rating, false): order = "r.rating DESC, r.title COLLATE NOCASE ASC, r.seq ASC"
-    case (.rating, true): order = "r.rating ASC, r.title COLLATE NOCASE DESC, r.seq DESC"
-    case (.created, false): order = "r.created DESC, r.seq DESC"
-    case (.created, true): order = "r.created ASC, r.seq ASC"
-    case (.updated, false): order = "r.updated DESC, r.seq DESC"
-    case (.updated, true): order = "r.updated ASC, r.seq ASC"
-    case (.relevance, _): order = ""
-    }
+    let order = sort.sql(reversed: query.reversed, title: "r.title COLLATE NOCASE")
     func work() throws(DatabaseError) -> (total: Int, totalIsEstimate: Bool, rows: [SummaryRow]) {
       let found: (total: Int, totalIsEstimate: Bool, seqs: [Int])
       if let match, sort == .relevance {
