@@ -59,6 +59,8 @@ struct PostgreSQLCommandTests {
       in: folder)
     #expect(result.status == 1)
     #expect(result.error.hasPrefix("error: the library's database cannot be reached"), "\(result.error)")
+    // libpq's two lines as two sentences, not run together.
+    #expect(result.error.contains("Connection refused. Is the server running"), "\(result.error)")
     #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
     #expect(!result.error.contains("hunter22"))
     #expect(!FileManager.default.fileExists(atPath: folder.file("Team")))

@@ -493,8 +493,15 @@ final class PostgreSQLConnection {
   }
 
   /// A message on one line, with no password in it.
+  /// libpq's message on one line: its lines joined as sentences ("Connection refused. Is the
+  /// server running…"), not run together.
   private func oneLine(_ text: String) -> String {
-    scrubbed(text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.joined(separator: " "))
+    var joined = ""
+    for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingSpaces }) where !line.isEmpty {
+      if let last = joined.last { joined += ".:;?!".contains(last) ? " " : ". " }
+      joined += line
+    }
+    return scrubbed(joined)
   }
 
   private func scrubbed(_ text: String) -> String {
