@@ -1,3 +1,4 @@
+import Catalogue
 import Foundation
 
 /// A command's options and positional arguments, as its help describes them.
@@ -249,5 +250,15 @@ enum ArgumentParser {
         command: command)
     }
     return number
+  }
+
+  /// A PostgreSQL database's URL as given (`--database`, `migrate --to`), or the mistake, never
+  /// repeating the value (it may hold a password).
+  static func databaseURL(_ text: String, command: String) throws(UsageError) -> String {
+    do {
+      return try DatabaseURL(text).text
+    } catch {
+      throw UsageError(message: "\(error)", command: command)
+    }
   }
 }

@@ -234,16 +234,8 @@ extension Commands {
     guard let to = context.arguments.value("to") else {
       throw UsageError(message: "migrate needs --to URL (a PostgreSQL database) or --to sqlite", command: "migrate")
     }
-    let target: MigrationTarget
-    if to == "sqlite" {
-      target = .sqlite
-    } else {
-      do {
-        target = .postgreSQL(try DatabaseURL(to).text)
-      } catch {
-        throw UsageError(message: "\(error)", command: "migrate")
-      }
-    }
+    let target: MigrationTarget =
+      to == "sqlite" ? .sqlite : .postgreSQL(try ArgumentParser.databaseURL(to, command: "migrate"))
     var current = ""
     let report = try Library.migrate(libraryAt: context.libraryPath, database: context.database, to: target) {
       table, copied, total in

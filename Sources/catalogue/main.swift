@@ -86,13 +86,7 @@ func run(_ words: [String]) -> Int32 {
     libraryPath = arguments.value("library") ?? (environment?.isEmpty == false ? environment! : "Library")
     let environmentDatabase = ProcessInfo.processInfo.environment["CATALOGUE_DATABASE"]
     let database = arguments.value("database") ?? (environmentDatabase?.isEmpty == false ? environmentDatabase : nil)
-    if let database {
-      do {
-        _ = try DatabaseURL(database)
-      } catch {
-        throw UsageError(message: "\(error)", command: command.spec.name)
-      }
-    }
+    if let database { _ = try ArgumentParser.databaseURL(database, command: command.spec.name) }
     return try command.run(
       Context(
         arguments: arguments, libraryPath: libraryPath,

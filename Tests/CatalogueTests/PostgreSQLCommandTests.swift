@@ -32,6 +32,12 @@ struct PostgreSQLCommandTests {
       // The records are in the database, not in the folder.
       let count = try database.connect().execute("SELECT count(*) FROM reviews").int(row: 0, column: 0)
       #expect(count == 1)
+      // Another database, empty: named as holding no catalogue, with what to do.
+      try PostgreSQLCluster.withDatabase { empty in
+        let none = try Self.catalogue(["--library", library, "--database", empty.conninfo, "list"], in: folder)
+        #expect(none.status == 1, "\(none.error)")
+        #expect(none.error.contains("holds no catalogue: `catalogue --database URL init FOLDER`"), "\(none.error)")
+      }
       let again = try Self.catalogue(["--database", database.conninfo, "init", folder.file("Other")], in: folder)
       #expect(again.status == 1 && again.error.contains("is already a catalogue library"), "\(again.error)")
       #expect(!FileManager.default.fileExists(atPath: folder.file("Other")))

@@ -60,7 +60,9 @@ extension Library {
     // rollback, which a damaged file cannot make fail as it can a commit.
     let (reviewCount, records, damaged) = try self.records.lockedLook {
       () throws(CatalogueError) -> (Int, [ImageRecord], Bool) in
-      let (databaseFindings, damaged) = checkDatabase(quick: quick)
+      // The store's own findings first: when it is damaged, everything else read through it
+      // may be incomplete, and repair puts the store right before it acts on anything else.
+      let (databaseFindings, damaged) = self.records.storeFindings(quick: quick)
       findings += databaseFindings
       // Through a damaged database every other look may fail part-way: what fails is said in
       // the database's finding, and the rest is still looked at.
@@ -125,14 +127,6 @@ extension Library {
   }
 
   // MARK: The database
-
-  /// The record store's own findings, first of all, and whether the store is damaged (when it
-  /// is, everything else read through it may be incomplete, and repair puts the store right
-  /// before it acts on anything else). The store checks itself (see
-  /// ``RecordStore/storeFindings(quick:)``).
-  private func checkDatabase(quick: Bool) -> (findings: [Finding], damaged: Bool) {
-    records.storeFindings(quick: quick)
-  }
 
   /// Whether the full-text index matches the reviews it indexes.
   func searchIndexInStep() throws(CatalogueError) -> Bool { try records.searchIndexInStep() }

@@ -66,13 +66,7 @@ extension PostgreSQLRecords {
   func rederive() throws(CatalogueError) {
     try rebuildSearchIndex()
     try postgreSQL { () throws(PostgreSQLError) in
-      _ = try connection.execute(
-        """
-        UPDATE reviews SET
-          image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
-          cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover),
-          cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover)
-        """)
+      _ = try connection.execute("SELECT catalogue_refresh_cards(ARRAY(SELECT id FROM reviews))")
       // The next review's number follows the copied ones.
       _ = try connection.execute(
         "SELECT setval(pg_get_serial_sequence('reviews', 'seq'), coalesce(max(seq), 1), max(seq) IS NOT NULL) "

@@ -54,7 +54,11 @@ final class PostgreSQLRecords: RecordStore {
           "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
         ).int(row: 0, column: 0) ?? 0
       }
-      guard create else { throw .notALibrary(path: "\(library) (the database \(connection.name))") }
+      guard create else {
+        throw .invalidArgument(
+          "the database \(connection.name) holds no catalogue: `catalogue --database URL init FOLDER` makes one "
+            + "in an empty database, `catalogue migrate --to URL` moves a library there")
+      }
       guard tables == 0 else {
         throw .damagedDatabase(
           path: connection.name,
@@ -107,7 +111,7 @@ final class PostgreSQLRecords: RecordStore {
   private static func time(_ date: Date) -> PostgreSQLValue { .text(DateText.format(date)) }
 
   /// A column read as text ("" for NULL), as a boolean, as a number.
-  private struct Row {
+  private struct Row: StoredRow {
     let result: PostgreSQLResult
     let row: Int
 
@@ -273,24 +277,13 @@ final class PostgreSQLRecords: RecordStore {
       + texts("SELECT id FROM reviews WHERE id > $1 ORDER BY id LIMIT 1", [.text(id)])
   }
 
-  private static let reviewColumns =
-    "id, title, body, rating, category, favorite, created, updated, created_by, updated_by, contains_spoilers, draft, "
-    + "published"
-
-  private static func reviewRow(_ row: Row) -> ReviewRow {
-    ReviewRow(
-      id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
-      favorite: row.bool(5), created: row.text(6), updated: row.text(7), createdBy: row.optionalText(8),
-      updatedBy: row.optionalText(9), containsSpoilers: row.bool(10), draft: row.bool(11),
-      published: row.optionalText(12))
-  }
-
   func review(id: String) throws(CatalogueError) -> ReviewRow? {
-    each(try rows("SELECT \(Self.reviewColumns) FROM reviews WHERE id = $1", [.text(id)]), Self.reviewRow).first
+    each(try rows("SELECT \(RecordColumns.review) FROM reviews WHERE id = $1", [.text(id)]), { ReviewRow(reading: $0) })
+      .first
   }
 
   func allReviews() throws(CatalogueError) -> [ReviewRow] {
-    each(try rows("SELECT \(Self.reviewColumns) FROM reviews ORDER BY id"), Self.reviewRow)
+    each(try rows("SELECT \(RecordColumns.review) FROM reviews ORDER BY id"), { ReviewRow(reading: $0) })
   }
 
   func reviewTitle(id: String) throws(CatalogueError) -> String? {
@@ -446,25 +439,13 @@ final class PostgreSQLRecords: RecordStore {
       restCount: { () throws(CatalogueError) in try integer("SELECT count(*) FROM (\(rest)) AS rest", parameters) })
   }
 
-  private static let imageColumns =
-    "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
-    + "i.thumbnail_width, i.thumbnail_height, i.imported, i.color_space"
-
-  private static func imageRow(_ row: Row, from column: Int) -> ImageRow {
-    ImageRow(
-      sha256: row.text(column), format: row.text(column + 1), width: row.int(column + 2),
-      height: row.int(column + 3), orientation: row.int(column + 4), bytes: row.int(column + 5),
-      thumbnailFormat: row.text(column + 6), thumbnailWidth: row.int(column + 7),
-      thumbnailHeight: row.int(column + 8), imported: row.text(column + 9), colorSpace: row.optionalText(column + 10))
-  }
-
   /// The summaries of the reviews `seqs`, in that order, with their covers' records.
   private func summaryRows(seqs: [Int]) throws(CatalogueError) -> [SummaryRow] {
     guard !seqs.isEmpty else { return [] }
     let result = try rows(
       """
       SELECT r.seq, r.id, r.title, r.rating, r.category, r.favorite, r.created, r.updated, r.created_by,
-        r.updated_by, r.image_count, r.cover_alt, r.contains_spoilers, r.draft, r.published, \(Self.imageColumns)
+        r.updated_by, r.image_count, r.cover_alt, r.contains_spoilers, r.draft, r.published, \(RecordColumns.image)
       FROM reviews r LEFT JOIN images i ON i.sha256 = r.cover_image
       WHERE r.seq = ANY ($1::bigint[])
       """, [.text("{" + seqs.map(String.init).joined(separator: ",") + "}")])
@@ -474,7 +455,7 @@ final class PostgreSQLRecords: RecordStore {
         SummaryRow(
           id: row.text(1), title: row.text(2), rating: row.int(3), category: row.text(4), favorite: row.bool(5),
           created: row.text(6), updated: row.text(7), imageCount: row.int(10),
-          cover: row.optionalText(15) == nil ? nil : Self.imageRow(row, from: 15), coverAlt: row.optionalText(11),
+          cover: row.optionalText(15) == nil ? nil : ImageRow(reading: row, from: 15), coverAlt: row.optionalText(11),
           createdBy: row.optionalText(8), updatedBy: row.optionalText(9), containsSpoilers: row.bool(12),
           draft: row.bool(13), published: row.optionalText(14))
       )
@@ -490,10 +471,10 @@ final class PostgreSQLRecords: RecordStore {
   {
     each(
       try rows(
-        "SELECT ri.position, ri.cover, \(Self.imageColumns), ri.alt, ri.caption, ri.name FROM review_images ri "
+        "SELECT ri.position, ri.cover, \(RecordColumns.image), ri.alt, ri.caption, ri.name FROM review_images ri "
           + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = $1 ORDER BY ri.position", [.text(id)])
     ) { row in
-      let image = Self.imageRow(row, from: 2)
+      let image = ImageRow(reading: row, from: 2)
       return (
         row.int(0), row.bool(1), image,
         ImageLink(
@@ -523,8 +504,8 @@ final class PostgreSQLRecords: RecordStore {
   }
 
   func imageRow(sha256: String) throws(CatalogueError) -> ImageRow? {
-    each(try rows("SELECT \(Self.imageColumns) FROM images i WHERE i.sha256 = $1", [.text(sha256)])) {
-      Self.imageRow($0, from: 0)
+    each(try rows("SELECT \(RecordColumns.image) FROM images i WHERE i.sha256 = $1", [.text(sha256)])) {
+      ImageRow(reading: $0, from: 0)
     }.first
   }
 
@@ -584,8 +565,8 @@ final class PostgreSQLRecords: RecordStore {
   func imageRecords() throws(CatalogueError) -> [ImageRecord] {
     let links = each(try rows("SELECT image, review FROM review_images ORDER BY review")) { ($0.text(0), $0.text(1)) }
     let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
-    return each(try rows("SELECT \(Self.imageColumns) FROM images i ORDER BY i.sha256")) {
-      let row = Self.imageRow($0, from: 0)
+    return each(try rows("SELECT \(RecordColumns.image) FROM images i ORDER BY i.sha256")) {
+      let row = ImageRow(reading: $0, from: 0)
       return ImageRecord(row: row, reviews: reviews[row.sha256] ?? [])
     }
   }
@@ -620,20 +601,15 @@ final class PostgreSQLRecords: RecordStore {
       """, [.text(name), .text(passwordHash), Self.time(created)]) > 0
   }
 
-  private static let userColumns = "name, password_hash, created, password_changed, display_name, bio"
-
-  private static func userRow(_ row: Row) -> UserRow {
-    UserRow(
-      name: row.text(0), passwordHash: row.text(1), created: row.text(2), passwordChanged: row.text(3),
-      displayName: row.optionalText(4), bio: row.optionalText(5))
-  }
-
   func user(named name: String) throws(CatalogueError) -> UserRow? {
-    each(try rows("SELECT \(Self.userColumns) FROM users WHERE \(Self.sameName)", [.text(name)]), Self.userRow).first
+    each(
+      try rows("SELECT \(RecordColumns.user) FROM users WHERE \(Self.sameName)", [.text(name)]),
+      { UserRow(reading: $0) }
+    ).first
   }
 
   func userRows() throws(CatalogueError) -> [UserRow] {
-    each(try rows("SELECT \(Self.userColumns) FROM users ORDER BY lower(name)"), Self.userRow)
+    each(try rows("SELECT \(RecordColumns.user) FROM users ORDER BY lower(name)"), { UserRow(reading: $0) })
   }
 
   func reviewerRows(now: Date) throws(CatalogueError) -> [ReviewerRow] {
@@ -946,13 +922,7 @@ final class PostgreSQLRecords: RecordStore {
 
   func refreshCards(of ids: [String]) throws(CatalogueError) {
     guard !ids.isEmpty else { return }
-    try run(
-      """
-      UPDATE reviews SET
-        image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
-        cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover),
-        cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover)
-      WHERE id = ANY ($1::text[])
-      """, [.text(PostgreSQLSearch.array(ids))])
+    _ = try rows("SELECT catalogue_refresh_cards($1::text[])", [.text(PostgreSQLSearch.array(ids))])
   }
+
 }

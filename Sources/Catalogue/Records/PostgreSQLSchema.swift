@@ -182,14 +182,18 @@ enum PostgreSQLSchema {
         CREATE INDEX review_sources_review ON review_sources (review);
 
         -- A review's card (how many pictures, its cover and the cover's description) on its
-        -- own row, kept by its links as SQLite's triggers keep it.
-        CREATE FUNCTION catalogue_refresh_card() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
+        -- own row, kept by its links as SQLite's triggers keep it: made again for the reviews
+        -- `ids` by the triggers below, by a repair and after a migration's copy.
+        CREATE FUNCTION catalogue_refresh_cards(ids text[]) RETURNS void LANGUAGE sql AS $$
           UPDATE reviews SET
             image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
             cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover),
             cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover)
-          WHERE id IN (SELECT review FROM changed_links);
+          WHERE id = ANY (ids)
+        $$;
+        CREATE FUNCTION catalogue_refresh_card() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM catalogue_refresh_cards(ARRAY(SELECT review FROM changed_links));
           RETURN NULL;
         END $$;
         CREATE TRIGGER review_images_card_insert AFTER INSERT ON review_images
@@ -198,11 +202,7 @@ enum PostgreSQLSchema {
           REFERENCING OLD TABLE AS changed_links FOR EACH STATEMENT EXECUTE FUNCTION catalogue_refresh_card();
         CREATE FUNCTION catalogue_refresh_card_update() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          UPDATE reviews SET
-            image_count = (SELECT count(*) FROM review_images l WHERE l.review = reviews.id),
-            cover_image = (SELECT l.image FROM review_images l WHERE l.review = reviews.id AND l.cover),
-            cover_alt = (SELECT l.alt FROM review_images l WHERE l.review = reviews.id AND l.cover)
-          WHERE id IN (SELECT review FROM old_links UNION SELECT review FROM new_links);
+          PERFORM catalogue_refresh_cards(ARRAY(SELECT review FROM old_links UNION SELECT review FROM new_links));
           RETURN NULL;
         END $$;
         CREATE TRIGGER review_images_card_update AFTER UPDATE ON review_images

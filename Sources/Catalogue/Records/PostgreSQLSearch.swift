@@ -29,7 +29,7 @@ enum PostgreSQLSearch {
     var position = 0
     var bytes = 0
     var length = 0
-    for (text, weight) in [(title, "A"), (Markdown.searchable(body), "B")] {
+    words: for (text, weight) in [(title, "A"), (Markdown.searchable(body), "B")] {
       for word in SearchText.indexed(text).split(separator: " ") {
         length += 1
         position = min(position + 1, lastPosition)
@@ -38,7 +38,7 @@ enum PostgreSQLSearch {
         if positions[folded] == nil {
           // The word itself, quoted, and a position or two.
           bytes += folded.utf8.count + 8
-          guard bytes < largestVector else { break }
+          guard bytes < largestVector else { break words }
           order.append(folded)
           positions[folded] = []
         }

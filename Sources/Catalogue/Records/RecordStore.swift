@@ -304,3 +304,56 @@ struct TokenRow {
   var user: String
   var lastUsed: String?
 }
+
+/// A row a store read, its columns by number: what both stores' rows are read into records
+/// through, so that each record's columns and their order are written once
+/// (``RecordColumns``).
+protocol StoredRow {
+  func text(_ column: Int) -> String
+  func optionalText(_ column: Int) -> String?
+  func int(_ column: Int) -> Int
+  func bool(_ column: Int) -> Bool
+}
+
+/// The columns each record is read from, in the order its reader takes them.
+enum RecordColumns {
+  static let review =
+    "id, title, body, rating, category, favorite, created, updated, created_by, updated_by, contains_spoilers, draft, "
+    + "published"
+  /// An image record's eleven columns, of the table as `i`.
+  static let image =
+    "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
+    + "i.thumbnail_width, i.thumbnail_height, i.imported, i.color_space"
+  static let user = "name, password_hash, created, password_changed, display_name, bio"
+}
+
+extension ReviewRow {
+  /// Reads ``RecordColumns/review``.
+  init(reading row: some StoredRow) {
+    self.init(
+      id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
+      favorite: row.bool(5), created: row.text(6), updated: row.text(7), createdBy: row.optionalText(8),
+      updatedBy: row.optionalText(9), containsSpoilers: row.bool(10), draft: row.bool(11),
+      published: row.optionalText(12))
+  }
+}
+
+extension ImageRow {
+  /// Reads ``RecordColumns/image``, starting at `column`.
+  init(reading row: some StoredRow, from column: Int) {
+    self.init(
+      sha256: row.text(column), format: row.text(column + 1), width: row.int(column + 2),
+      height: row.int(column + 3), orientation: row.int(column + 4), bytes: row.int(column + 5),
+      thumbnailFormat: row.text(column + 6), thumbnailWidth: row.int(column + 7),
+      thumbnailHeight: row.int(column + 8), imported: row.text(column + 9), colorSpace: row.optionalText(column + 10))
+  }
+}
+
+extension UserRow {
+  /// Reads ``RecordColumns/user``.
+  init(reading row: some StoredRow) {
+    self.init(
+      name: row.text(0), passwordHash: row.text(1), created: row.text(2), passwordChanged: row.text(3),
+      displayName: row.optionalText(4), bio: row.optionalText(5))
+  }
+}

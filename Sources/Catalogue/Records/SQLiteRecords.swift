@@ -387,15 +387,19 @@ final class SQLiteRecords: RecordStore {
 
   func review(id: String) throws(CatalogueError) -> ReviewRow? {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT \(Self.reviewColumns) FROM reviews WHERE id = ?", [.text(id)]) { ReviewRow($0) }
-        .first
+      try database.query("SELECT \(RecordColumns.review) FROM reviews WHERE id = ?", [.text(id)]) {
+        ReviewRow(reading: SQLiteRow($0))
+      }
+      .first
     }
   }
 
   /// Every review, in id order.
   func allReviews() throws(CatalogueError) -> [ReviewRow] {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT \(Self.reviewColumns) FROM reviews ORDER BY id") { ReviewRow($0) }
+      try database.query("SELECT \(RecordColumns.review) FROM reviews ORDER BY id") {
+        ReviewRow(reading: SQLiteRow($0))
+      }
     }
   }
 
@@ -732,8 +736,9 @@ final class SQLiteRecords: RecordStore {
     guard !missing.isEmpty else { return }
     let placeholders = Array(repeating: "?", count: missing.count).joined(separator: ", ")
     let read = try database.query(
-      "SELECT \(Self.imageColumns) FROM images i WHERE i.sha256 IN (\(placeholders))", missing.map { SQLValue.text($0) }
-    ) { ImageRow($0, from: 0) }
+      "SELECT \(RecordColumns.image) FROM images i WHERE i.sha256 IN (\(placeholders))",
+      missing.map { SQLValue.text($0) }
+    ) { ImageRow(reading: SQLiteRow($0), from: 0) }
     if remembered.images.count + read.count > Remembered.imageLimit {
       remembered.images.removeAll(keepingCapacity: true)
     }
@@ -742,25 +747,17 @@ final class SQLiteRecords: RecordStore {
 
   // MARK: Images and links
 
-  static let reviewColumns =
-    "id, title, body, rating, category, favorite, created, updated, created_by, updated_by, contains_spoilers, draft, "
-    + "published"
-
-  static let imageColumns =
-    "i.sha256, i.format, i.width, i.height, i.orientation, i.bytes, i.thumbnail_format, "
-    + "i.thumbnail_width, i.thumbnail_height, i.imported, i.color_space"
-
   /// A review's images in order: position, cover flag and the image's columns.
   func imageRows(ofReview id: String) throws(CatalogueError)
     -> [(position: Int, cover: Bool, image: ImageRow, link: ImageLink)]
   {
     try sql { () throws(DatabaseError) in
       try database.query(
-        "SELECT ri.position, ri.cover, \(Self.imageColumns), ri.alt, ri.caption, ri.name FROM review_images ri "
+        "SELECT ri.position, ri.cover, \(RecordColumns.image), ri.alt, ri.caption, ri.name FROM review_images ri "
           + "JOIN images i ON i.sha256 = ri.image WHERE ri.review = ? ORDER BY ri.position",
         [.text(id)]
       ) { row in
-        let image = ImageRow(row, from: 2)
+        let image = ImageRow(reading: SQLiteRow(row), from: 2)
         return (
           row.int(0), row.bool(1), image,
           ImageLink(
@@ -869,8 +866,8 @@ final class SQLiteRecords: RecordStore {
         ($0.text(0), $0.text(1))
       }
       let reviews = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
-      return try database.query("SELECT \(Self.imageColumns) FROM images i ORDER BY i.sha256") {
-        let row = ImageRow($0, from: 0)
+      return try database.query("SELECT \(RecordColumns.image) FROM images i ORDER BY i.sha256") {
+        let row = ImageRow(reading: SQLiteRow($0), from: 0)
         return ImageRecord(row: row, reviews: reviews[row.sha256] ?? [])
       }
     }
@@ -927,23 +924,19 @@ final class SQLiteRecords: RecordStore {
     }
   }
 
-  private static let userColumns = "name, password_hash, created, password_changed, display_name, bio"
-
-  private static func userRow(_ row: Statement) -> UserRow {
-    UserRow(
-      name: row.text(0), passwordHash: row.text(1), created: row.text(2), passwordChanged: row.text(3),
-      displayName: row.optionalText(4), bio: row.optionalText(5))
-  }
-
   func user(named name: String) throws(CatalogueError) -> UserRow? {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT \(Self.userColumns) FROM users WHERE name = ?", [.text(name)], row: Self.userRow).first
+      try database.query(
+        "SELECT \(RecordColumns.user) FROM users WHERE name = ?", [.text(name)],
+        row: { UserRow(reading: SQLiteRow($0)) }
+      ).first
     }
   }
 
   func userRows() throws(CatalogueError) -> [UserRow] {
     try sql { () throws(DatabaseError) in
-      try database.query("SELECT \(Self.userColumns) FROM users ORDER BY name", row: Self.userRow)
+      try database.query(
+        "SELECT \(RecordColumns.user) FROM users ORDER BY name", row: { UserRow(reading: SQLiteRow($0)) })
     }
   }
 
@@ -1267,28 +1260,6 @@ final class SQLiteRecords: RecordStore {
   }
 }
 
-extension ReviewRow {
-  /// Reads the `reviewColumns`.
-  init(_ row: Statement) {
-    self.init(
-      id: row.text(0), title: row.text(1), body: row.text(2), rating: row.int(3), category: row.text(4),
-      favorite: row.bool(5), created: row.text(6), updated: row.text(7), createdBy: row.optionalText(8),
-      updatedBy: row.optionalText(9), containsSpoilers: row.bool(10), draft: row.bool(11),
-      published: row.optionalText(12))
-  }
-}
-
-extension ImageRow {
-  /// Reads the eleven `imageColumns` starting at `column`.
-  init(_ row: Statement, from column: Int32) {
-    self.init(
-      sha256: row.text(column), format: row.text(column + 1), width: row.int(column + 2), height: row.int(column + 3),
-      orientation: row.int(column + 4), bytes: row.int(column + 5), thumbnailFormat: row.text(column + 6),
-      thumbnailWidth: row.int(column + 7), thumbnailHeight: row.int(column + 8), imported: row.text(column + 9),
-      colorSpace: row.optionalText(column + 10))
-  }
-}
-
 extension SearchQuery.Parsed {
   /// The search as an FTS5 expression: each term quoted (so that nothing in it is FTS5's
   /// syntax), a prefix's with `*`.
@@ -1305,4 +1276,15 @@ extension SearchQuery.Parsed {
   /// 0.6 s; with the share of ``SQLiteRecords/searchSteps`` for their words, the last two are
   /// refused and the first is just answered.
   var maximumSteps: Int { SQLiteRecords.searchSteps * 4 / (max(1, words) + 3) }
+}
+
+/// A SQLite row as the records' readers take it (``StoredRow``).
+struct SQLiteRow: StoredRow {
+  let statement: Statement
+  init(_ statement: Statement) { self.statement = statement }
+
+  func text(_ column: Int) -> String { statement.text(Int32(column)) }
+  func optionalText(_ column: Int) -> String? { statement.optionalText(Int32(column)) }
+  func int(_ column: Int) -> Int { statement.int(Int32(column)) }
+  func bool(_ column: Int) -> Bool { statement.bool(Int32(column)) }
 }
